@@ -207,8 +207,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 "--reviewer",
-                help="Whose decisions (default: you); of a Rayyan file with several "
-                "reviewers, only this one's.",
+                help="Whose decisions (default: you): on a team server a member's user "
+                "name; of a Rayyan file with several reviewers, only this one's.",
             ),
         ] = None,
         reviewer_map: Annotated[
