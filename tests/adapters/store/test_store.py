@@ -259,21 +259,34 @@ def test_coalesce_runs_once_and_shares_the_result(store: Store):
     outcomes: list[tuple] = []
     barrier = threading.Barrier(5)
     entered = threading.Semaphore(0)
+    waiting: set[int] = set()  # the callers that found the search in flight and wait on it
+    all_waiting = threading.Event()
+    lock = threading.Lock()
 
     def produce():
         calls.append(1)
         # hold the work until every caller has gone into coalesce (a slow connection on a
-        # loaded machine must not let a caller arrive after the result is cached), then a
-        # little longer so they are waiting on the in-flight row
+        # loaded machine must not let a caller arrive after the result is cached) and the
+        # four others have found the in-flight row and are waiting on it (their first poll's
+        # sleep: coalesce sleeps only when the row is in flight, neither claimed nor a hit)
         for _ in range(5):
             assert entered.acquire(timeout=30)
-        time.sleep(1.5)
+        assert all_waiting.wait(timeout=30)
         return {"hits": ["a"]}, True
+
+    def sleep(seconds: float) -> None:
+        with lock:
+            waiting.add(threading.get_ident())
+            if len(waiting) == 4:
+                all_waiting.set()
+        time.sleep(seconds)
 
     def worker():
         barrier.wait()
         entered.release()
-        outcomes.append(coalesce(store, "q", "alice", produce, ttl_seconds=300, poll_seconds=0.05))
+        outcomes.append(
+            coalesce(store, "q", "alice", produce, ttl_seconds=300, poll_seconds=0.05, sleep=sleep)
+        )
 
     threads = [threading.Thread(target=worker) for _ in range(5)]
     for t in threads:
@@ -281,6 +294,7 @@ def test_coalesce_runs_once_and_shares_the_result(store: Store):
     for t in threads:
         t.join()
     assert len(calls) == 1
+    assert len(waiting) == 4  # the four that did not run it waited on the in-flight row
     assert sorted(o[1] for o in outcomes) == ["coalesced"] * 4 + ["fresh"]
     assert all(o[0] == {"hits": ["a"]} for o in outcomes)
     assert coalesce(store, "q", "alice", produce, ttl_seconds=300) == ({"hits": ["a"]}, "cache")
