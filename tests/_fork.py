@@ -78,6 +78,9 @@ STARTUP_ENV = (
 )
 _ROOT = Path(__file__).resolve().parents[1]
 _SERVER_CODE = "from tests._fork_server import serve; serve()"
+#: a server that pre-imports nothing: for tests of the server's own life (start, close),
+#: where what it pre-imports is not what they check (tests/test_fork_server.py)
+COLD_SERVER_CODE = "from tests._fork_server import serve; serve(warm=False)"
 
 
 def enabled() -> bool:

@@ -163,10 +163,12 @@ def _entries(pythonpath: str) -> list[str]:
     return seen
 
 
-def serve() -> None:
+def serve(*, warm: bool = True) -> None:
+    """Serve forks on the control socket ``sys.argv[1]`` until the client closes it, after
+    importing what the children would import (``warm``; without it, only this module's)."""
     ctl = socket.socket(fileno=int(sys.argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the tests; the client closes us
-    failed = _warm()
+    failed = _warm() if warm else []
     if failed:
         print(f"fork server: not pre-imported: {', '.join(failed)}", file=sys.stderr)
     _check_quiet()
