@@ -16,7 +16,7 @@ import pytest
 from litdesk import Settings
 from litdesk.core.dedup import evaluate_groups
 from litdesk.services.app import App, open_app
-from litdesk.services.dedup import DecideRequest, DedupRequest, working_groups
+from litdesk.services.dedup import DecideRequest, DedupRequest
 from litdesk.services.studies import (
     CreateStudyRequest,
     ImportRequest,
@@ -177,7 +177,9 @@ def test_records_added_later_join_the_existing_working_set(
 
 def _five_thousand(fixtures_dir: Path, out: Path, n: int = 5_000) -> Path:
     """``n`` (5,000) records from the two labelled sets (2,707 records): the second copy of a
-    record gets a new id, no identifiers and a title word of its own (a different study)."""
+    record gets a new id, no identifiers and a title word of its own (a different study).
+    (A 3,000-record Study of them, deduplicated, a merge and its undo: in
+    ``test_working_set_5000``, whose Study holds 2,950 of them.)"""
     rows: list[dict[str, str]] = []
     fields: list[str] = []
     for name in ("rathbone_haematology", "rathbone_stroke"):
@@ -198,43 +200,3 @@ def _five_thousand(fixtures_dir: Path, out: Path, n: int = 5_000) -> Path:
                 row["pages"] = f"{row['pages']}{copy}" if row.get("pages") else "e1"
             w.writerow(row)
     return out
-
-
-def test_a_3000_record_study_deduplicated_a_decision_undone(
-    settings: Settings, fixtures_dir: Path, tmp_path: Path
-) -> None:
-    """Both labelled sets and copies of some of their records (3,000; the 5,000-record Study
-    is in ``test_working_set_5000``): a reviewer's merge on the Study and its undo."""
-    big = _five_thousand(fixtures_dir, tmp_path / "three-thousand.csv", n=3_000)
-
-    def body(app: App) -> None:
-        sid = _study(app, "Three thousand", [big])
-        assert _same_numbers(app, sid)["records_identified"] == 3_000
-        run = app.dedup.run(DedupRequest(files=(), study=sid), owner=app.owner)
-        page = _same_numbers(app, sid)
-        assert page["studies"] == run.report.result.counts["groups"] < 3_000
-        review = app.dedup.review(sid, owner=app.owner)
-        assert review.run is not None and review.pairs
-        pair = next(p for p in review.pairs if p["mergeable"])
-        ids = {int(pair["a"]["index"]), int(pair["b"]["index"])}  # type: ignore[index]
-        apart = _groups_of(app, sid, ids)  # (other merges may join them already)
-        decided = app.dedup.decide(
-            DecideRequest(study=sid, run_id=review.run.id, pair=int(pair["no"]), decision="merge"),
-            owner=app.owner,
-        )
-        # the two records are one study now (a join may send another, chained join back
-        # to review, so the count is checked against the working set, not assumed)
-        assert len(_groups_of(app, sid, ids)) == 1
-        _same_numbers(app, sid, zip_too=True)
-        app.dedup.undo(sid, decided.seq, owner=app.owner)
-        assert _same_numbers(app, sid) == page
-        assert _groups_of(app, sid, ids) == apart
-
-    on_app(settings, body)
-
-
-def _groups_of(app: App, sid: str, positions: set[int]) -> set[str]:
-    """The working set's groups that hold the (one import's) records at these positions."""
-    return {
-        g.key for g in working_groups(app.store, sid) for m in g.members if m.position in positions
-    }
