@@ -125,8 +125,8 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
     assert f"excluded: {BROKEN} (broken)" in status
     # the counts and the table follow the job's end without a reload (swap.js refresh)
     # (an earlier job's end may have refreshed them too: wait for the last one's)
-    pg.wait_for_function(
-        "() => document.querySelectorAll('#pdfs tbody tr[data-file]').length === 5"
+    pg.wait_for_function(  # read every 100 ms, not every frame (each frame drawn costs CPU)
+        "() => document.querySelectorAll('#pdfs tbody tr[data-file]').length === 5", polling=100
     )
     assert pg.locator("#lib-counts dd").first.inner_text() == "5"
     pg.locator("#live").filter(has_text="the list of PDFs is up to date").wait_for(state="attached")

@@ -17,7 +17,11 @@ from typing import Any
 import pytest
 from tests.faces.web._page_checks import with_axe
 from tests.faces.web._server import Running
-from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
+from tests.faces.web.test_accessibility import (  # noqa: F401 - fixture
+    _DARK_JS,
+    _violations,
+    axe_path,
+)
 from tests.faces.web.test_screening_web import make_screening_study
 
 pytestmark = pytest.mark.slow
@@ -161,21 +165,33 @@ def test_screen_with_the_keyboard(
         "screen-random": f"/study/{sid}/screen?stage=title_abstract&order=random&seed=7",
         "study": f"/study/{sid}",
     }
-    for scheme, width in (("light", 1280), ("dark", 420)):
-        context = with_axe(
-            browser.new_context(
-                viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True
-            )
+    # each page loaded once, at 420 px in the dark (where its scripts do what they do on a
+    # phone at load: the nav row scrolled to the current link; at 1280 px they do nothing of
+    # the kind), then seen at 1280 px in the light by resizing the viewport and switching the
+    # emulated scheme (layout and colours are CSS media rules, applied to the page as it is;
+    # as in test_every_page_browser): the same two views as a load in each
+    context = with_axe(
+        browser.new_context(
+            viewport={"width": 420, "height": 900}, color_scheme="dark", bypass_csp=True
         )
-        ax = context.new_page()
-        for name, path in {"screen": f"/study/{sid}/screen", **pages}.items():
-            ax.goto(running.base + path)
+    )
+    ax = context.new_page()
+    for name, path in {"screen": f"/study/{sid}/screen", **pages}.items():
+        ax.set_viewport_size({"width": 420, "height": 900})
+        ax.emulate_media(color_scheme="dark")
+        ax.goto(running.base + path)
+        for scheme, width in (("dark", 420), ("light", 1280)):
+            if width != 420:
+                ax.set_viewport_size({"width": width, "height": 900})
+                ax.emulate_media(color_scheme=scheme)
+            view = ax.evaluate(f"() => [({_DARK_JS})(), innerWidth]")
+            assert view == [scheme == "dark", width], (name, scheme, view)
             _shoot(ax, shots, f"scr-web-{name}-{scheme}-{width}.png")
             overflow = ax.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, (name, scheme, overflow)
             found = _violations(ax, axe_path)
             assert found == [], (name, scheme, found)
-        context.close()
+    context.close()
 
 
 def test_without_javascript_the_forms_decide_and_move_on(browser: Any, running: Running) -> None:

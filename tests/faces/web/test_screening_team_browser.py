@@ -190,22 +190,23 @@ def test_two_sessions_screen_blind_then_reveal(
         }, cells
     _shoot(ana, shots, "scr-web-agreement-pair.png")
     assert ana.console_errors == [] and bob.console_errors == []  # type: ignore[attr-defined]
-    ana.context.close()
     bob.context.close()
-    # every decision is a row of the PostgreSQL schema: four each, and the resolution
-    rows = _decision_rows(server.settings.database_url, sid)
-    decisions = [r for r in rows if r[2] == "decision"]
-    assert len(decisions) == 8 and len({r[0] for r in decisions}) == 2
-    assert [(r[1], r[3]) for r in rows if r[2] == "resolution"] == [(first, "include")]
-
-    checked = _signed_in(browser, server.base, "ana", bypass_csp=True)
+    # axe on the team pages, as ana (signed in already): axe loaded into each page as the
+    # context's init script (through the debugging protocol: the page's CSP stays in force)
+    ana.context.add_init_script(path=str(axe_path))
     for name, path in (
         ("conflicts", "/screen/conflicts"),
         ("agreement", "/screen/agreement"),
         ("exchange", "/screen/exchange"),
     ):
-        checked.goto(f"{server.base}/study/{sid}{path}")
-        _shoot(checked, shots, f"scr-web-{name}-team.png")
-        found = _violations(checked, axe_path)
+        ana.goto(f"{server.base}/study/{sid}{path}")
+        _shoot(ana, shots, f"scr-web-{name}-team.png")
+        found = _violations(ana, axe_path)
         assert found == [], (name, found)
-    checked.context.close()
+    assert ana.console_errors == []  # type: ignore[attr-defined]  # no CSP violation either
+    ana.context.close()
+    # every decision is a row of the PostgreSQL schema: four each, and the resolution
+    rows = _decision_rows(server.settings.database_url, sid)
+    decisions = [r for r in rows if r[2] == "decision"]
+    assert len(decisions) == 8 and len({r[0] for r in decisions}) == 2
+    assert [(r[1], r[3]) for r in rows if r[2] == "resolution"] == [(first, "include")]
