@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests._fork_server import MAX_REQUEST, REPLY, _entries
+from tests._fork_server import MAX_REQUEST, REPLY, WARM_UPS, _entries
 
 __all__ = ["STARTUP_ENV", "ForkPopen", "ForkServerGone", "close", "enabled", "popen", "run"]
 
@@ -223,6 +223,10 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
 
     _reply: socket.socket | None = None
 
+    def __init__(self, args: Any, *, warm: Sequence[str] = (), **kw: Any) -> None:
+        self._warm = list(warm)  # read by _execute_child, which Popen.__init__ calls
+        super().__init__(args, **kw)
+
     def _execute_child(  # type: ignore[override]
         self,
         args: Sequence[str],
@@ -268,6 +272,7 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
                 "umask": umask,
                 "ignored": _ignored(),
                 "mask": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+                "warm": self._warm,
             }
             stdio = [
                 p2cread if p2cread != -1 else 0,
@@ -385,11 +390,16 @@ def forkable(args: Any, **kw: Any) -> bool:
     return _the_server().path(env.get("PYTHONPATH", "")) is not None
 
 
-def popen(args: Any, **kw: Any) -> subprocess.Popen[Any]:
-    """``subprocess.Popen(args, **kw)``, forked from the warmed interpreter when it can be."""
+def popen(args: Any, *, warm: Sequence[str] = (), **kw: Any) -> subprocess.Popen[Any]:
+    """``subprocess.Popen(args, **kw)``, forked from the warmed interpreter when it can be.
+    ``warm``: warm-ups of the fork server (``tests._fork_server.WARM_UPS``) done before
+    the fork, once per server (a plain subprocess does its own work, as ever)."""
+    unknown = set(warm) - WARM_UPS.keys()
+    if unknown:
+        raise ValueError(f"no such warm-up: {sorted(unknown)}")
     if forkable(args, **kw):
         kw.pop("executable", None)
-        return ForkPopen(args, **kw)
+        return ForkPopen(args, warm=warm, **kw)
     return subprocess.Popen(args, **kw)
 
 

@@ -8,9 +8,12 @@ modules once (every ``litdesk`` module, the database drivers, the web stack), ch
 doing so started no thread and left no socket open, freezes what it imported out of the
 garbage collector (fewer copied pages in its children), then serves, single-threaded:
 
-* a request is one control message: JSON (argv, env, cwd, session/group, umask) plus file
-  descriptors by ``SCM_RIGHTS``: the reply socket, then the child's stdin, stdout and
-  stderr;
+* a request is one control message: JSON (argv, env, cwd, session/group, umask, the
+  warm-ups it asks for) plus file descriptors by ``SCM_RIGHTS``: the reply socket, then
+  the child's stdin, stdout and stderr;
+* a warm-up (:data:`WARM_UPS`: a team server's routes and templates, the OpenAI SDK, the
+  USE-m3 encoder) is done once, the first time a request asks for it, before the fork:
+  that child and every later one start with it done;
 * the server forks; the child becomes the process the request describes (:func:`_child`)
   and never returns; the server answers the child's pid (or ``-errno`` when the request's
   cwd is not a directory) on the reply socket;
@@ -27,6 +30,9 @@ Differences from a fresh interpreter, all guarded or harmless for the tests:
   limits of litdesk's own worker processes, so the import starts no BLAS threads);
 * the string hash seed is the server's (one per test process, not one per child);
 * ``/proc/PID/cmdline`` is the server's (a fork does not exec);
+* once a request asked for the ``web`` warm-up, the apps made in later children share the
+  routes' built state of equal includes (as the in-process web tests' apps do), and their
+  page templates are compiled already; after ``use-m3`` the encoder is loaded;
 * values modules compute from the environment at import time are the server's: the client
   sends a request here only when those variables (``tests/_fork.py: STARTUP_ENV``) are the
   same as the server's and no stdio of the child is a terminal, else it starts a plain
@@ -98,6 +104,80 @@ _ALSO = (
 #: migration scripts itself, by path, as modules of its own
 _SKIP = (".__main__", ".migrations")
 
+#: what the warm-ups keep alive for the server's life
+_KEPT: list[Any] = []
+
+
+def _warm_web() -> None:
+    """A team server's per-process start of its pages and API (about 1 s of CPU that every
+    forked ``litdesk serve`` paid again): the routes' built state (FastAPI builds it per app
+    on the first requests; from now on, in this server and its children, it is shared by
+    every app with equal include options, as in the in-process web tests:
+    :func:`tests.faces.web._routes.share_route_contexts`), every page template compiled,
+    the report's assets and the static files' fingerprint (each read once per process)."""
+    from fastapi import routing
+
+    from litdesk import Settings
+    from litdesk.faces.web import create_app
+    from litdesk.faces.web._render import _env
+    from tests.faces.web._routes import share_route_contexts
+
+    sharing = share_route_contexts()
+    sharing.__enter__()  # for good: this process only serves its children
+    _KEPT.append(sharing)  # (collected, the generator would undo it)
+    included = getattr(routing, "_IncludedRouter", None)
+
+    def build(routes: list[Any]) -> None:
+        for route in routes:
+            if included is not None and isinstance(route, included):
+                build(route.effective_candidates())
+                route.effective_low_priority_routes()
+
+    with tempfile.TemporaryDirectory() as data:  # no store is opened (no lifespan)
+        for team in (True, False):
+            build(create_app(Settings(data_dir=data), team=team).router.routes)
+    env = _env()
+    for name in env.list_templates():
+        env.get_template(name)
+
+
+def _warm_openai() -> None:
+    """The OpenAI SDK (about 0.5 s of CPU to import), which litdesk imports only when a
+    process makes its first call to an OpenAI-compatible model."""
+    importlib.import_module("openai")
+
+
+def _warm_use_m3() -> None:
+    """The USE-m3 encoder of one BLAS thread loaded (about 1.4 s of CPU; no thread started):
+    what a process that embeds with it loads on its first text."""
+    from litdesk.adapters.embeddings._embedders import _use_model
+
+    _use_model(1)
+
+
+#: work a request may ask the server to do once, before it forks (``warm``): what every
+#: child that needs it would otherwise do again after its fork. Done in the server, it is
+#: checked like the imports (no thread, no socket left), then frozen out of the collector.
+WARM_UPS = {"web": _warm_web, "openai": _warm_openai, "use-m3": _warm_use_m3}
+_warmed: set[str] = set()
+
+
+def _warm_up(names: list[str], ours: set[int]) -> None:
+    """Do the warm-ups of ``names`` not done yet; ``ours``: the sockets the server holds
+    now (its control socket, the replies of the request and of the running children)."""
+    todo = [n for n in names if n not in _warmed]
+    if not todo:
+        return
+    from litdesk._workers import limited_threads
+
+    with limited_threads():
+        for name in todo:
+            WARM_UPS[name]()
+            _warmed.add(name)
+    _check_quiet(ours)
+    gc.collect()
+    gc.freeze()
+
 
 def _warm() -> list[str]:
     """Import what the children would import; the names that failed (left out)."""
@@ -120,9 +200,10 @@ def _warm() -> list[str]:
     return failed
 
 
-def _check_quiet() -> None:
+def _check_quiet(ours: set[int] | None = None) -> None:
     """Fork is only safe from a process with one thread, no socket but its own and no
-    connection: what the imports left is checked, not assumed."""
+    connection: what the imports (or warm-ups) left is checked, not assumed. ``ours``: the
+    server's own sockets at a warm-up (at start-up: the control socket alone)."""
     threads = os.listdir("/proc/self/task")
     if len(threads) != 1 or threading.active_count() != 1:
         raise SystemExit(f"fork server: the imports started threads ({len(threads)} tasks)")
@@ -131,7 +212,8 @@ def _check_quiet() -> None:
         with contextlib.suppress(OSError):
             if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
                 sockets.append(int(fd))
-    if len(sockets) != 1:
+    left = [fd for fd in sockets if fd not in ours] if ours is not None else sockets[1:]
+    if left or not sockets:
         raise SystemExit(f"fork server: the imports left sockets open (fds {sockets})")
 
 
@@ -229,14 +311,20 @@ def _start(
     stdio = fds[1:4]
     request = json.loads(msg)
     cwd = request["cwd"]
+    warm = request.get("warm", [])
+    code = 0
     if cwd is not None and not os.path.isdir(cwd):
         code = errno.ENOTDIR if os.path.exists(cwd) else errno.ENOENT
+    elif not set(warm) <= WARM_UPS.keys():  # the client checks the names first
+        code = errno.EINVAL
+    if code:
         with contextlib.suppress(OSError):
             reply.send(REPLY.pack(-code))
         reply.close()
         for fd in stdio:
             os.close(fd)
         return
+    _warm_up(warm, {ctl.fileno(), *fds, *(s.fileno() for s in children.values())})
     pid = os.fork()
     if pid == 0:
         status = 1

@@ -358,3 +358,38 @@ def test_files_without_a_suffix_and_namespace_portions_do_not_shadow(tmp_path: P
     code = "import sqlalchemy, uvicorn; print(sqlalchemy.__file__, uvicorn.__file__)"
     forked, plain = both(code, env=env)
     assert forked.stdout == plain.stdout
+
+
+def test_a_warm_up_is_done_before_the_fork_and_kept_for_later_children() -> None:
+    """``warm=("web",)`` (a team server's start): the child's pages are compiled and its
+    routes' built state is shared before it makes an app, whose routes answer. A later
+    child that asks for nothing finds it done too; a name the server does not know is
+    refused before anything is sent."""
+    code = (
+        "import sys\n"
+        "from fastapi import routing\n"
+        "from fastapi.testclient import TestClient\n"
+        "from litdesk import Settings\n"
+        "from litdesk.faces.web import create_app\n"
+        "from litdesk.faces.web._render import _env\n"
+        "env = _env()\n"
+        "print(len(env.cache) == len(env.list_templates()) > 20)\n"  # none rendered yet
+        "print(routing._EffectiveRouteContext.from_api_route.__qualname__)\n"
+        "from types import SimpleNamespace\n"
+        "stand_in = SimpleNamespace(owner='o')\n"
+        "web = create_app(Settings(data_dir=sys.argv[1]), host='127.0.0.1', port=9, app=stand_in)\n"
+        "with TestClient(web, base_url='http://127.0.0.1:9') as c:\n"  # a route's own checks
+        "    print(c.get('/api/v1/citations', params={'mode': 'references'}).json()['message'])\n"
+    )
+    first = _fork.run(
+        [PY, "-c", code, "/nonexistent-data"], capture_output=True, text=True, timeout=120,
+        warm=("web",),
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    compiled, builder, answer = first.stdout.splitlines()
+    assert compiled == "True" and builder.startswith("share_route_contexts.")
+    assert answer == "ids: Field required"
+    later = _fork.run([PY, "-c", code, "/nonexistent-data"], capture_output=True, text=True)
+    assert later.returncode == 0 and later.stdout == first.stdout, later.stderr
+    with pytest.raises(ValueError, match="no such warm-up"):
+        _fork.popen([PY, "-c", "pass"], warm=("everything",))

@@ -10,11 +10,11 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import httpx
 import sqlalchemy as sa
@@ -31,6 +31,10 @@ from litdesk.services.accounts import Accounts
 PASSWORD = "correct horse battery"
 #: the source tree, for the PYTHONPATH of server processes
 SRC = Path(__file__).resolve().parents[3] / "src"
+#: the fork server's warm-ups of a team server (``tests._fork_server.WARM_UPS``): its pages
+#: and API; with a model asked over the OpenAI API, that SDK too
+WEB: Final = ("web",)
+WEB_OPENAI: Final = ("web", "openai")
 
 
 @dataclass
@@ -105,10 +109,13 @@ def start_team_process(
     *,
     workers: int | None = None,
     new_session: bool = False,
+    warm: Sequence[str] = WEB,
 ) -> subprocess.Popen[bytes]:
     """``litdesk serve --team [--workers N]``, replaying ``cassette`` when given, its stderr
     (the access lines) into ``log``; ``new_session``: its own process group (to signal every
-    worker)."""
+    worker). ``warm``: what the fork server does once before it forks the server
+    (``tests._fork_server.WARM_UPS``; by default the pages' and API's per-process start,
+    which every server process would pay again)."""
     args = [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve", "--team"]
     if workers is not None:
         args += ["--workers", str(workers)]
@@ -116,7 +123,7 @@ def start_team_process(
     if cassette is not None:
         args += ["--replay", str(cassette)]
     with log.open("wb") as sink:
-        return _fork.popen(args, env=env, stderr=sink, start_new_session=new_session)
+        return _fork.popen(args, env=env, stderr=sink, start_new_session=new_session, warm=warm)
 
 
 def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:

@@ -24,7 +24,7 @@ import pytest
 import sqlalchemy as sa
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
-from tests.faces.web._team import add_accounts, fresh, login
+from tests.faces.web._team import WEB_OPENAI, add_accounts, fresh, login
 from tests.faces.web._team import job_holder as _holder
 from tests.faces.web.test_team_dedup import Server, two_servers
 from tests.services.assist._extract_kit import answer, the_paper
@@ -123,7 +123,10 @@ def test_a_suggestion_asked_on_one_server_is_run_and_watched_on_the_other(
     model.script(Scripted(GOOD, gate=gate))
     no_worker = {"LITDESK_JOBS_WORKER_SLOTS": "0"}
     try:
-        with two_servers(tmp_path, pg_schema, 0.0, _env(model), no_worker) as (one, two):
+        with two_servers(tmp_path, pg_schema, 0.0, _env(model), no_worker, warm=WEB_OPENAI) as (
+            one,
+            two,
+        ):
             ana, cy, dan = login(one.base, "ana"), login(two.base, "cy"), login(one.base, "dan")
             with on(one, ana) as c:
                 members = f"/api/v1/studies/{sid}/members"
@@ -190,7 +193,7 @@ def test_a_call_whose_server_is_killed_is_not_made_or_counted_again(
     stall = threading.Event()  # never set while the call is held: the model server stalls
     model.script(Scripted(GOOD, gate=stall), Scripted(GOOD))
     try:
-        with two_servers(tmp_path, pg_schema, 0.0, _env(model)) as (one, two):
+        with two_servers(tmp_path, pg_schema, 0.0, _env(model), warm=WEB_OPENAI) as (one, two):
             ana = login(one.base, "ana")
             with on(one, ana) as c:
                 job = _ask(c)

@@ -47,6 +47,7 @@ from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port
 from tests.faces.web._team import (
     PASSWORD,
+    WEB_OPENAI,
     add_accounts,
     job_finished_at,
     login,
@@ -137,7 +138,7 @@ def two_servers(
             while any(s.base.endswith(f":{port}") for s in servers):  # the first not bound yet
                 port = free_port()
             log = tmp_path / f"server{n}.log"
-            proc = start_team_process(port, None, env, log)
+            proc = start_team_process(port, None, env, log, warm=WEB_OPENAI)
             servers.append(Server(f"http://127.0.0.1:{port}", proc, log))
         for server in servers:
             wait_ready(server.base, server.proc, server.log)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cas
 from tests.faces.web._team import (
     PASSWORD,
     SRC,
+    WEB,
     add_accounts,
     fresh,
     job_holder,
@@ -56,9 +57,11 @@ def two_servers(
     step_s: float,
     env_extra: dict[str, str] | None = None,
     first_extra: dict[str, str] | None = None,
+    warm: Sequence[str] = WEB,
 ) -> Iterator[tuple[Server, Server]]:
     """Two separate team server processes (one worker each) over the schema ``url``
-    (``env_extra``: more settings of both; ``first_extra``: of the first only)."""
+    (``env_extra``: more settings of both; ``first_extra``: of the first only; ``warm``:
+    the fork server's warm-ups, see :func:`~tests.faces.web._team.start_team_process`)."""
     cassette = tmp_path / "cassette"
     write_cassette(cassette, "tumour growth", epmc_body([epmc_record(1)]))
     env = team_env(
@@ -80,7 +83,7 @@ def two_servers(
                 port = free_port()
             log = tmp_path / f"server{n}.log"
             proc = start_team_process(
-                port, cassette, env | (first_extra or {} if n == 1 else {}), log
+                port, cassette, env | (first_extra or {} if n == 1 else {}), log, warm=warm
             )
             servers.append(Server(f"http://127.0.0.1:{port}", proc, log))
         for server in servers:

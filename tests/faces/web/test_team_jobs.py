@@ -77,7 +77,11 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
     )
     log = tmp_path / "server.log"
     # its own process group: the supervisor and both workers, to end all
-    proc = start_team_process(port, cassette, env, log, workers=2, new_session=True)
+    # the fork server loads the USE-m3 encoder once (the default embedder's second part):
+    # neither worker reading the PDFs loads it again
+    proc = start_team_process(
+        port, cassette, env, log, workers=2, new_session=True, warm=("web", "use-m3")
+    )
     try:
         wait_ready(base, proc, log)
         ana = login(base, "ana")

@@ -29,7 +29,7 @@ from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-e
 from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
 from tests.faces.web._slow import openalex_body
-from tests.faces.web._team import add_accounts
+from tests.faces.web._team import WEB, add_accounts
 from tests.faces.web._team import fresh as _fresh
 from tests.faces.web._team import login as _login
 from tests.faces.web._team import wait_ready as _wait_ready
@@ -66,7 +66,7 @@ def _servers(
             log = tmp_path / f"server-{i + 1}.log"
             with log.open("wb") as sink:
                 proc = _fork.popen(
-                    [sys.executable, *argv], env=env, stderr=sink, cwd=ROOT
+                    [sys.executable, *argv], env=env, stderr=sink, cwd=ROOT, warm=WEB
                 )  # fmt: skip
             procs.append((proc, log, f"http://127.0.0.1:{port}"))
         for proc, log, base in procs:

@@ -22,7 +22,7 @@ from tests._store_template import ensure_sqlite_at_head, pg_schema_url, sqlite_u
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider, openid_provider
 from tests.faces.web._server import csrf_from, free_port, serve_app
-from tests.faces.web._team import TeamServer, add_accounts, team_server
+from tests.faces.web._team import WEB, TeamServer, add_accounts, team_server
 
 from litdesk import Settings
 from litdesk.adapters.store import open_store
@@ -539,6 +539,7 @@ def test_sign_ins_across_two_worker_processes(
              "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
             env=env,
             stderr=sink,
+            warm=WEB,
         )  # fmt: skip
         try:
             _wait(base, proc, log, workers=2)

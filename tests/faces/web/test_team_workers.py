@@ -19,7 +19,7 @@ from tests import _fork
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
-from tests.faces.web._team import PASSWORD, add_accounts
+from tests.faces.web._team import PASSWORD, WEB, add_accounts
 
 from litdesk import Settings
 
@@ -85,6 +85,7 @@ def test_two_workers_share_sessions_and_data(
              "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
             env=env,
             stderr=sink,
+            warm=WEB,
         )  # fmt: skip
         try:
             _wait(base, proc, log, workers=2)
