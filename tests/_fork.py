@@ -223,8 +223,11 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
 
     _reply: socket.socket | None = None
 
-    def __init__(self, args: Any, *, warm: Sequence[str] = (), **kw: Any) -> None:
-        self._warm = list(warm)  # read by _execute_child, which Popen.__init__ calls
+    def __init__(
+        self, args: Any, *, warm: Sequence[str] = (), cheap_passwords: bool = False, **kw: Any
+    ) -> None:
+        # read by _execute_child, which Popen.__init__ calls
+        self._warm, self._cheap_passwords = list(warm), cheap_passwords
         super().__init__(args, **kw)
 
     def _execute_child(  # type: ignore[override]
@@ -273,6 +276,7 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
                 "ignored": _ignored(),
                 "mask": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
                 "warm": self._warm,
+                "cheap_passwords": self._cheap_passwords,
             }
             stdio = [
                 p2cread if p2cread != -1 else 0,
@@ -390,16 +394,20 @@ def forkable(args: Any, **kw: Any) -> bool:
     return _the_server().path(env.get("PYTHONPATH", "")) is not None
 
 
-def popen(args: Any, *, warm: Sequence[str] = (), **kw: Any) -> subprocess.Popen[Any]:
+def popen(
+    args: Any, *, warm: Sequence[str] = (), cheap_passwords: bool = False, **kw: Any
+) -> subprocess.Popen[Any]:
     """``subprocess.Popen(args, **kw)``, forked from the warmed interpreter when it can be.
     ``warm``: warm-ups of the fork server (``tests._fork_server.WARM_UPS``) done before
-    the fork, once per server (a plain subprocess does its own work, as ever)."""
+    the fork, once per server (a plain subprocess does its own work, as ever);
+    ``cheap_passwords``: the child hashes passwords with Argon2id's smallest parameters, as
+    the test process does (a plain subprocess uses the production ones)."""
     unknown = set(warm) - WARM_UPS.keys()
     if unknown:
         raise ValueError(f"no such warm-up: {sorted(unknown)}")
     if forkable(args, **kw):
         kw.pop("executable", None)
-        return ForkPopen(args, warm=warm, **kw)
+        return ForkPopen(args, warm=warm, cheap_passwords=cheap_passwords, **kw)
     return subprocess.Popen(args, **kw)
 
 

@@ -352,6 +352,21 @@ def _start(
 # --- the child ---------------------------------------------------------------------------
 
 
+def _cheap_passwords() -> None:
+    """Argon2id with its smallest parameters in this child, as in the test process
+    (``tests/conftest.py``: ``_cheap_password_hashes``): the same code paths, about 0.2 s of
+    CPU less per login (a hash made with the production parameters, or a rehash to them).
+    Those parameters and the rehash are checked in-process (``real_password_hash``)."""
+    from argon2 import PasswordHasher
+
+    from litdesk.services.accounts import _passwords
+
+    hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    dummy = hasher.hash("litdesk-no-such-account")
+    _passwords._HASHER = hasher  # type: ignore[misc]
+    _passwords._dummy = lambda: dummy  # type: ignore[assignment]
+
+
 def _child(request: dict[str, Any], stdio: list[int]) -> int:
     """Become ``python -c CODE ARGS…`` with the request's environment, cwd and stdio;
     run it; the exit status."""
@@ -374,6 +389,8 @@ def _child(request: dict[str, Any], stdio: list[int]) -> int:
     sys.excepthook = sys.__excepthook__
     sys.unraisablehook = sys.__unraisablehook__
     threading.excepthook = threading.__excepthook__
+    if request.get("cheap_passwords"):
+        _cheap_passwords()
     if request["new_session"]:
         os.setsid()
     elif request["process_group"] >= 0:

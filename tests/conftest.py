@@ -11,8 +11,9 @@
   (``bench/browser_cpu.py`` measures what chromium spends per test file).
 * ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
-  marked ``real_password_hash`` keeps the production parameters, and servers started as
-  separate processes always use them.
+  marked ``real_password_hash`` keeps the production parameters; servers started as
+  separate processes use them too, unless forked with ``cheap_passwords``
+  (``tests/_fork.py``: the team servers of ``tests/faces/web/_team.py``).
 * ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
   joint) are loaded once per test process and shared by every app the tests open (loading
   them costs ~1.5 s of CPU; they hold no state besides the weights); their use-m3 part

@@ -393,3 +393,19 @@ def test_a_warm_up_is_done_before_the_fork_and_kept_for_later_children() -> None
     assert later.returncode == 0 and later.stdout == first.stdout, later.stderr
     with pytest.raises(ValueError, match="no such warm-up"):
         _fork.popen([PY, "-c", "pass"], warm=("everything",))
+
+
+def test_cheap_passwords_are_the_childs_alone() -> None:
+    """``cheap_passwords``: that child hashes with Argon2id's smallest parameters (as the
+    test process does); the next child, and the server, keep the production ones."""
+    code = (
+        "from litdesk.services.accounts import _passwords\n"
+        "print(_passwords.hash_password('correct horse battery').split('$')[3])\n"
+        "print(_passwords.verify_password(_passwords._dummy(), 'litdesk-no-such-account'))\n"
+    )
+    cheap = _fork.run([PY, "-c", code], capture_output=True, text=True, cheap_passwords=True)
+    real = _fork.run([PY, "-c", code], capture_output=True, text=True)
+    plain = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=False)
+    assert cheap.returncode == real.returncode == 0, cheap.stderr + real.stderr
+    assert cheap.stdout == "m=1024,t=1,p=1\nTrue\n"
+    assert real.stdout == plain.stdout != cheap.stdout

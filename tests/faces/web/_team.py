@@ -110,12 +110,15 @@ def start_team_process(
     workers: int | None = None,
     new_session: bool = False,
     warm: Sequence[str] = WEB,
+    cheap_passwords: bool = True,
 ) -> subprocess.Popen[bytes]:
     """``litdesk serve --team [--workers N]``, replaying ``cassette`` when given, its stderr
     (the access lines) into ``log``; ``new_session``: its own process group (to signal every
     worker). ``warm``: what the fork server does once before it forks the server
     (``tests._fork_server.WARM_UPS``; by default the pages' and API's per-process start,
-    which every server process would pay again)."""
+    which every server process would pay again); ``cheap_passwords``: the server hashes
+    with Argon2id's smallest parameters, as the test process does (~0.2 s of CPU less per
+    login; the production parameters are checked in-process, ``real_password_hash``)."""
     args = [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve", "--team"]
     if workers is not None:
         args += ["--workers", str(workers)]
@@ -123,7 +126,14 @@ def start_team_process(
     if cassette is not None:
         args += ["--replay", str(cassette)]
     with log.open("wb") as sink:
-        return _fork.popen(args, env=env, stderr=sink, start_new_session=new_session, warm=warm)
+        return _fork.popen(
+            args,
+            env=env,
+            stderr=sink,
+            start_new_session=new_session,
+            warm=warm,
+            cheap_passwords=cheap_passwords,
+        )
 
 
 def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:

@@ -66,7 +66,8 @@ def _servers(
             log = tmp_path / f"server-{i + 1}.log"
             with log.open("wb") as sink:
                 proc = _fork.popen(
-                    [sys.executable, *argv], env=env, stderr=sink, cwd=ROOT, warm=WEB
+                    [sys.executable, *argv], env=env, stderr=sink, cwd=ROOT, warm=WEB,
+                    cheap_passwords=True,
                 )  # fmt: skip
             procs.append((proc, log, f"http://127.0.0.1:{port}"))
         for proc, log, base in procs:

@@ -540,6 +540,7 @@ def test_sign_ins_across_two_worker_processes(
             env=env,
             stderr=sink,
             warm=WEB,
+            cheap_passwords=True,
         )  # fmt: skip
         try:
             _wait(base, proc, log, workers=2)

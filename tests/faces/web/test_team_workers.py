@@ -86,6 +86,7 @@ def test_two_workers_share_sessions_and_data(
             env=env,
             stderr=sink,
             warm=WEB,
+            cheap_passwords=True,
         )  # fmt: skip
         try:
             _wait(base, proc, log, workers=2)
