@@ -15,16 +15,17 @@ litdesk's re-rank time for 10,000 records after a decision (retrain on the decis
 score every record + order the unscreened ones).
 
     .venv/bin/python bench/screening_bench.py [--seeds 1,2,3,4,5] [--sets a,b] [--jobs N]
-        [--reuse] [--skip-asreview] [--model default|handover|handover2|p1|p2 [--vectors DIR]]
+        [--reuse] [--skip-asreview] [--model default|handover|handover2|p1|p2|h1 [--vectors DIR]]
 
 ``--model`` chooses litdesk's model (default: ``default``, the default ``ModelConfig()``):
 ``handover`` is the fifth round's F1 — the TF-IDF SVM and an SVM on USE-m3 embeddings of title
 + abstract, standardised scores weighed ``1 - w`` and ``w = 0.5 / n`` (n labelled includes);
 ``handover2`` the same with ``w = 0.5 / n²``; ``p1`` the default and ``p2`` ``handover`` with
 100 pseudo-excludes at each training (the seventh round's candidates: records not yet labelled
-drawn at random and trained as excludes, Cormack & Grossman's BMI/CAL). The USE-m3 rows of the
-embedding models are computed once per set (``UseEmbedder``, no label read) and kept in
-``--vectors DIR/<set>.use.npy`` when given.
+drawn at random and trained as excludes, Cormack & Grossman's BMI/CAL); ``h1`` is ``handover``
+with the embedding's weight never below 0.1 (``w = max(0.5 / n, 0.1)``, the eighth round). The
+USE-m3 rows of the embedding models are computed once per set (``UseEmbedder``, no label read)
+and kept in ``--vectors DIR/<set>.use.npy`` when given.
 
 ASReview is not a dependency of litdesk: it lives in the bench's own environment
 ``bench/.venv-asreview`` (created here with ``python -m venv`` + pip from PyPI when missing,
@@ -68,8 +69,9 @@ VENV = HERE / ".venv-asreview"
 OUT = HERE / "out" / "asreview"
 ASREVIEW_VERSION = "3.0.8"
 SETS = ("synergy_Oud_2018", "synergy_Jeyaraman_2020", "cohen2006_BetaBlockers")
-MODELS = ("default", "handover", "handover2", "p1", "p2")
+MODELS = ("default", "handover", "handover2", "p1", "p2", "h1")
 PSEUDO_EXCLUDES = 100  # p1, p2: Cormack & Grossman's BMI/CAL, fixed a priori
+HANDOVER_FLOOR = 0.1  # h1: the hand-over's own weight at five includes, fixed a priori
 USE_FEATURES = FeatureConfig(embedding="use-m3-512", embedding_weight=1.0, embedding_centred=False)
 
 
@@ -113,6 +115,7 @@ def model_config(model: str) -> ModelConfig:
         embedding_use="handover",
         handover_power=2 if model == "handover2" else 1,
         pseudo_excludes=PSEUDO_EXCLUDES if model == "p2" else 0,
+        handover_floor=HANDOVER_FLOOR if model == "h1" else 0.0,
     )
 
 

@@ -37,6 +37,10 @@ training, 100 records drawn at random from those not yet labelled join the exclu
 * ``p1`` — ``e0`` with the pseudo-excludes;
 * ``p2`` — ``f1`` (the hand-over) with the same pseudo-excludes in both of its SVMs.
 
+Eighth round (branch scr28h), a floor on the hand-over's embedding weight:
+
+* ``h1`` — ``f1`` with ``w = max(0.5 / n, 0.1)`` (0.1: ``f1``'s own weight at five includes).
+
 ``--vectors DIR`` keeps each set's USE-m3 rows in ``DIR/<set>.use.npy`` (computed once,
 without labels) so that candidates and seeds share them.
 """
@@ -66,7 +70,7 @@ from litdesk.core.screening import (
 from litdesk.core.screening._model import _one, _scores
 from screening_bench import SETS, load, use_vectors
 
-CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2", "p1", "p2")
+CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2", "p1", "p2", "h1")
 USES = {
     "e1": "alone",
     "e2": "joint",
@@ -74,8 +78,10 @@ USES = {
     "f1": "handover",
     "f2": "handover",
     "p2": "handover",
+    "h1": "handover",
 }
 PSEUDO_EXCLUDES = {"p1": 100, "p2": 100}  # Cormack & Grossman's BMI/CAL, fixed a priori
+HANDOVER_FLOORS = {"h1": 0.1}  # f1's weight at five includes, fixed a priori
 RRF_K = 60  # Cormack, Clarke & Büttcher 2009
 
 
@@ -134,6 +140,7 @@ def main() -> None:
             embedding_use=USES.get(args.candidate, "joint"),  # type: ignore[arg-type]
             handover_power=2 if args.candidate == "f2" else 1,
             pseudo_excludes=PSEUDO_EXCLUDES.get(args.candidate, 0),
+            handover_floor=HANDOVER_FLOORS.get(args.candidate, 0.0),
         )
         if args.candidate == "c3":
             ranker_module.feature_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]

@@ -19,6 +19,8 @@ than the default on the development seeds (bench/RESULTS.md, branch scr28d), so 
 :func:`named_model`) beat the default on every set over development seeds 6–20 (branch
 scr28f) but on the held-out seeds 1–5 fell short of ASReview on Jeyaraman's WSS@95 and
 Beta-blockers' recall@10% by a few records, so it is a Study's choice, not the default.
+``handover_floor`` keeps the embedding's weight from falling below a floor (``w = max(0.5 / n,
+floor)``; the eighth round's H1, floor 0.1, branch scr28h); it is 0 (off) in every named model.
 
 ``pseudo_excludes`` (K > 0) adds, at every training, K records drawn at random from those not
 yet labelled to the exclude class (Cormack & Grossman's BMI/CAL, SIGIR 2015: "100 randomly
@@ -61,7 +63,8 @@ EmbeddingUse = Literal["joint", "alone", "separate", "handover"]
 #: read; ASReview's elas_h3 shape); ``separate`` — the classifiers on the text and a linear SVM
 #: on the embedding, each one's scores standardised over every record, the two averaged;
 #: ``handover`` — as ``separate``, but the embedding's weight is ``0.5 / n ** power`` with n
-#: the includes among the labelled records (equal weight with one include, then less and less)
+#: the includes among the labelled records (equal weight with one include, then less and less,
+#: never below ``handover_floor``)
 EMBEDDING_USES: tuple[EmbeddingUse, ...] = ("joint", "alone", "separate", "handover")
 
 
@@ -91,6 +94,9 @@ class ModelConfig:
     embedding_max_iter: int = 5000
     #: ``handover``: the embedding's weight is ``0.5 / n ** handover_power`` (n includes)
     handover_power: int = 1
+    #: ``handover``: the embedding's weight never falls below this (0 ≤ floor ≤ 0.5; 0 = off):
+    #: ``w = max(0.5 / n ** handover_power, handover_floor)``
+    handover_floor: float = 0.0
     #: records not yet labelled added to each training as excludes (0 = none; BMI/CAL: 100),
     #: a fresh draw per training (:func:`pseudo_exclude_rows`), weighed as the excludes
     pseudo_excludes: int = 0
@@ -106,6 +112,14 @@ class ModelConfig:
             )
         if self.handover_power < 1:
             raise ScreeningInputError("handover_power must be at least 1", code="bad_model")
+        if (
+            not isinstance(self.handover_floor, int | float)
+            or isinstance(self.handover_floor, bool)
+            or not 0.0 <= self.handover_floor <= 0.5  # also refuses NaN
+        ):
+            raise ScreeningInputError(
+                "handover_floor must be a number from 0 to 0.5", code="bad_model"
+            )
         if (
             not isinstance(self.pseudo_excludes, int)
             or isinstance(self.pseudo_excludes, bool)
@@ -150,9 +164,12 @@ class ModelConfig:
             if self.embedding_use == "separate":
                 out["combination"] = "mean of standardised scores (text, embedding)"
             if self.embedding_use == "handover":
+                weight = f"0.5 / includes^{self.handover_power}"
+                if self.handover_floor > 0:
+                    weight = f"max({weight}, {self.handover_floor:g})"
+                    out["handover_floor"] = self.handover_floor
                 out["combination"] = (
-                    "standardised scores, (1 - w) text + w embedding, "
-                    f"w = 0.5 / includes^{self.handover_power}"
+                    f"standardised scores, (1 - w) text + w embedding, w = {weight}"
                 )
         return out
 
@@ -292,14 +309,14 @@ def feature_scores(
     text = fit_scores(config, features.text, rows, y, seed, train=train)
     if config.embedding_use == "separate":
         return (_standardised(text) + _standardised(embedded)) / 2.0
-    weight = handover_weight(int(np.asarray(y).sum()), config.handover_power)
+    weight = handover_weight(int(np.asarray(y).sum()), config.handover_power, config.handover_floor)
     return (1.0 - weight) * _standardised(text) + weight * _standardised(embedded)
 
 
-def handover_weight(includes: int, power: int = 1) -> float:
+def handover_weight(includes: int, power: int = 1, floor: float = 0.0) -> float:
     """The embedding model's weight under ``handover``: ``0.5 / n ** power`` for ``n``
-    included records among the labelled ones (at least 1)."""
-    return 0.5 / float(max(1, includes) ** power)
+    included records among the labelled ones (at least 1), never below ``floor``."""
+    return max(0.5 / float(max(1, includes) ** power), floor)
 
 
 def _scores(model: Any, matrix: Any) -> Any:
