@@ -20,7 +20,9 @@ than the default on the development seeds (bench/RESULTS.md, branch scr28d), so 
 scr28f) but on the held-out seeds 1–5 fell short of ASReview on Jeyaraman's WSS@95 and
 Beta-blockers' recall@10% by a few records, so it is a Study's choice, not the default.
 ``handover_floor`` keeps the embedding's weight from falling below a floor (``w = max(0.5 / n,
-floor)``; the eighth round's H1, floor 0.1, branch scr28h); it is 0 (off) in every named model.
+floor)``). With floor 0.1 (the eighth round's H1, branch scr28h) it found Jeyaraman's last
+includes sooner but Beta-blockers' far later than the default (WSS@95 −0.07 on seeds 6–7), so it
+was stopped early and is 0 (off) in every named model.
 
 ``pseudo_excludes`` (K > 0) adds, at every training, K records drawn at random from those not
 yet labelled to the exclude class (Cormack & Grossman's BMI/CAL, SIGIR 2015: "100 randomly
