@@ -224,6 +224,7 @@ class JobsRepo:
         shared: bool = False,
         account: str | None = None,
         hold: tuple[str, float, str | None] | None = None,
+        rerun_reused: bool = False,
     ) -> tuple[JobRow | None, int]:
         """Queue a job: ``(row, active)`` with the owner's count of active jobs before.
         With ``reuse_active`` an active job of the same kind and owner is returned instead
@@ -235,7 +236,8 @@ class JobsRepo:
         serialised per owner and account (and per kind when ``shared``), so both hold
         across processes.
 
-        A ``shared`` job reused is marked ``rerun_requested`` in the same transaction: the
+        A ``shared`` job reused (or any job reused with ``rerun_reused``) is marked
+        ``rerun_requested`` in the same transaction: the
         request may bring work its handler has already listed past, so its finish puts it
         back in the queue (:meth:`end`) unless the handler lists again first
         (:meth:`listing`). Should the job end between this transaction's read and its mark
@@ -279,7 +281,7 @@ class JobsRepo:
                     .where(t.c.account == account, t.c.status.in_(ACTIVE), sa.not_(gone))
                 ).scalar_one()
             )
-            if found is not None and shared:
+            if found is not None and (shared or rerun_reused):
                 marked = conn.execute(
                     sa.update(t)
                     .where(t.c.id == found["id"], t.c.status.in_(ACTIVE))

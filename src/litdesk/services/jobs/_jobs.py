@@ -350,9 +350,12 @@ class Jobs:
         shared: bool = False,
         job_id: str | None = None,
         account: str | None = None,
+        rerun_reused: bool = False,
     ) -> JobView:
         """Queue a job of ``kind``. With ``reuse_active`` an active job of the same kind
-        and owner is returned instead; with ``shared`` an active job of the same kind of
+        and owner is returned instead (with ``rerun_reused`` too, it is marked to run again
+        as a shared one is: a request that came after its handler's last :meth:`listing`
+        is not lost); with ``shared`` an active job of the same kind of
         any owner (one at a time across every account and process, enforced in the
         store's transaction), another account's shown by its progress only. ``job_id``
         (from :func:`new_job_id`): the id, when the caller stored the job's data under it
@@ -362,8 +365,9 @@ class Jobs:
         returned is marked to run again unless its handler lists its work after this call
         (see :meth:`listing`, :meth:`finish`)."""
         row = self._insert(
-            kind, params, owner, job_id, account, reuse_active=reuse_active, shared=shared
-        )
+            kind, params, owner, job_id, account, reuse_active=reuse_active, shared=shared,
+            rerun_reused=rerun_reused,
+        )  # fmt: skip
         view = _view(row)
         if view.status == "queued":
             self._ring(kind)
@@ -444,6 +448,7 @@ class Jobs:
         reuse_active: bool = False,
         shared: bool = False,
         hold: tuple[str, float, str | None] | None = None,
+        rerun_reused: bool = False,
     ) -> JobRow:
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
@@ -462,6 +467,7 @@ class Jobs:
             shared=shared,
             account=_owner(account) if account is not None else None,
             hold=hold,
+            rerun_reused=rerun_reused,
         )
         if row is None:
             raise TooManyJobs(

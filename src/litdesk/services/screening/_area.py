@@ -163,9 +163,10 @@ class ScreeningArea(TeamScreening):
     def _submit(
         self, kind: str, params: dict[str, str], owner: str, account: str | None = None
     ) -> bool:
-        try:
+        try:  # a running retrain reused runs again after it: no decision goes unread
             account = account or self._charged(params["study_id"])
-            self.jobs.submit(kind, params, owner=owner, reuse_active=True, account=account)
+            self.jobs.submit(kind, params, owner=owner, reuse_active=True, account=account,
+                             rerun_reused=kind == RETRAIN_KIND)  # fmt: skip
         except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
             return False
         if self._wake is not None:
@@ -173,8 +174,8 @@ class ScreeningArea(TeamScreening):
         return True
 
     def _more_rows(self, study_id: str) -> bool:
-        """A new embedding job for the rest of the Study's rows, queued while the current
-        one still runs (so not with ``reuse_active``, which would answer the current one)."""
+        """A new embedding job for the rest of the Study's rows, queued while the current one
+        runs (not ``reuse_active``, which would answer the current one)."""
         try:
             account = self._charged(study_id)
             self.jobs.submit(
@@ -266,8 +267,7 @@ class ScreeningArea(TeamScreening):
         return not ctx.config.blind(stage)
 
     def _reviewer_names(self, account_ids: Iterable[str]) -> dict[str, str]:
-        """Reviewers by name: each of ``account_ids`` → its account's user name (the id
-        itself where it names no account)."""
+        """Each of ``account_ids`` → its account's user name (the id where it names none)."""
         ids = set(account_ids)
         with self._lock:
             unknown = ids - self._names.keys()

@@ -255,7 +255,9 @@ class Retrainer:
         out, or the job must stop); ``reviewer``: their own model, on their decisions."""
         result: TrainResult = {"trained": False}
         for _ in range(MAX_ROUNDS):
-            if ctx is not None and ctx.should_stop:
+            # decisions that reused this job before now are read by this round; a later
+            # one runs the job again once it ends (:meth:`JobContext.listing`)
+            if ctx is not None and (ctx.should_stop or not ctx.listing()):
                 break
             result = self.train(study_id, stage, reviewer)
             _, labels = self.labels(study_id, stage, reviewer)
