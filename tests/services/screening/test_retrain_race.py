@@ -34,9 +34,7 @@ def app(any_settings: Settings) -> Iterator[App]:
         yield opened
 
 
-def test_a_decision_during_a_running_retrain_is_trained_on_after_it(
-    app: App, export: Path
-) -> None:
+def test_a_decision_during_a_running_retrain_is_trained_on_after_it(app: App, export: Path) -> None:
     s, owner = app.screening, app.owner
     sid = make_study(app, "Race", [export])
     keys = [r["record_key"] for r in s.items(ItemsRequest(sid), owner=owner).rows]
