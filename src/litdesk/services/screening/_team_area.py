@@ -237,17 +237,15 @@ def import_decisions(
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
+    reviewer = request.reviewer
     with area.store.read() as conn:  # the acting account may screen: before the file is read
-        area._study(conn, request.study, owner, "write")
+        study, _ = area._study(conn, request.study, owner, "write")
+        if reviewer is not None:  # a user name stands for its account, which must screen
+            reviewer = _screener(conn, study.id, reviewer)
     text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
     mapped = _reviewer_map(area, request, parsed, owner)
-    reviewer = request.reviewer
-    if reviewer is not None:  # a user name stands for its account, which must screen here
-        with area.store.read() as conn:
-            study, _ = area._study(conn, request.study, owner, "read")
-            reviewer = _screener(conn, study.id, reviewer)
     _warm(area, request.study, owner)
     with area.store.write() as conn:
         study, role = area._study(conn, request.study, owner, "write")
