@@ -199,6 +199,9 @@ def test_import_names_its_prisma_source_and_changes_it(cli, fixtures_dir):
     assert "counted as CENTRAL trials register (register)" in cli("study", "show", "Hips").stdout
     bad = cli("study", "import-source", "Hips", imp, "--source-kind", "website", code=2)
     assert "not one of database, register, other" in bad.output
+    out = cli("import", ris / "litstudy__example.ris", "--study", "Plain")
+    assert "counted as a database named after the file (the file names none)" in out.stdout
+    assert "litdesk study import-source 'Plain' imp-" in out.stdout
     alone = cli("import", ris / "litstudy__example.ris", "--source", "Embase", code=2)
     assert "add --study NAME" in alone.output
 

@@ -33,10 +33,18 @@ STATED = {
     "wos/wosfile__wos_plaintext.txt": "Web of Science",
     "wos/wosfile__wos_tab_delimited_win_utf8.txt": "Web of Science",
     "scopus-csv/litstudy__scopus.csv": "Scopus",
+    # no DB/DP: the marks the database leaves on each record of its RIS export
+    "ris/citesource__wos_278.ris": "Web of Science",  # AN  - WOS:000491685000028
+    "ris/asysd__wos_test.ris": "Web of Science",  # the same, CR line ends
+    "ris/asreview__web_of_science.txt": "Web of Science",
+    "ris/citesource__20221207_gambling-harms_lens_49.ris": "The Lens",  # UR https://lens.org/…
+    "ris/asreview___baseline.ris": "The Lens",  # ASReview's baseline: 100 records from The Lens
+    "ris/citesource__Dimensions_246.ris": "Dimensions",  # UR https://app.dimensions.ai/…
+    "ris/asreview__ovid_psycinfo.ris": "APA PsycInfo",  # L2 ovidsp.ovid.com/…&D=psyc16
 }
 #: exports that name no database: counted by their file name, as before
 SILENT = (
-    "ris/citesource__wos_278.ris",
+    "ris/litstudy__example.ris",  # IEEE Xplore's layout, no mark of it
     "scopus-csv/other__asreview_embase.csv",  # an Embase CSV reads as plain CSV
     "bibtex/colrev__scopus_bib.bib",
     "bibtex/asysd__zotero_export.bib",  # Zotero's BibTeX carries no marker of Zotero
@@ -227,3 +235,73 @@ def test_stated_names_and_kinds() -> None:
     assert SourceLabel.from_dict(stored) == SourceLabel("Embase", "database", "file")
     assert SourceLabel.from_dict({"name": "x", "kind": "bogus"}) is None
     assert SourceLabel.from_dict(None) is None
+
+
+def _ris(*records: str) -> str:
+    return "".join(
+        f"TY  - JOUR\nTI  - Record {i}\n{body}ER  - \n\n" for i, body in enumerate(records)
+    )
+
+
+def test_a_databases_marks_name_it_on_half_the_records_or_more() -> None:
+    """A RIS file without DB/DP is named by the marks its database leaves on each record
+    (The Lens's and Dimensions' record pages, Web of Science's accession, Ovid's record
+    link) when they are on at least half its records; fewer: named by its file, as before."""
+    lens = "UR  - https://lens.org/001-257-578-706-377\n"
+    wos = "AN  - WOS:000491685000028\n"
+    ovid = "L2  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=emed23&AN=1\n"
+    bare = "PY  - 2020\n"
+    assert default_source(formats.loads(_ris(lens, lens, bare).encode(), path="a.ris")) == (
+        SourceLabel("The Lens", "database", "file")
+    )
+    assert default_source(formats.loads(_ris(lens, bare, bare).encode(), path="b.ris")) is None
+    mixed = formats.loads(_ris(wos, wos, ovid, bare).encode(), path="c.ris")
+    assert default_source(mixed) == SourceLabel("Web of Science + Embase", "database", "file")
+    # a record's DB/DP still wins over its marks
+    named = formats.loads(_ris("DB  - Scopus\n" + lens, lens).encode(), path="d.ris")
+    assert default_source(named) == SourceLabel("Scopus + The Lens", "database", "file")
+    # not the database's own mark: an accession of another shape, a look-alike host, a
+    # link that is no Ovid link, an Ovid code no review database has
+    others = (
+        "AN  - WOS:12345\n",
+        "UR  - https://lens.org.example.com/001\n",
+        "L2  - http://example.com/ovid.com/x?D=psyc16\n",
+        "L2  - http://ovidsp.ovid.com/ovidweb.cgi?D=zzzz1\n",
+        "L2  - http://[ovid.com/x?D=psyc\n",
+    )
+    for body in others:
+        assert default_source(formats.loads(_ris(body).encode(), path="e.ris")) is None, body
+
+
+def test_a_tools_export_of_lens_records_is_still_the_tools() -> None:
+    """Zotero keeps the record's page (UR) of the catalog it captured from: that is not
+    where the reviewers searched, so the marks are not read in a tool's export."""
+    page = "UR  - https://lens.org/001-257-578-706-377\n"
+    lens = ZOTERO.replace("UR  - https://pubmed.ncbi.nlm.nih.gov/26125133/\n", page).replace(
+        "SP  - 246\n", "SP  - 246\n" + page
+    )
+    trace = formats.loads(lens.encode(), path="lib.ris")
+    assert trace.source.tool == "Zotero"
+    assert default_source(trace) == SourceLabel("Zotero export: lib.ris", "other", "file")
+    # the same records in a database's own layout: their DP wins over the marks
+    swapped = lens.replace("TI  - Treatment", "XX  - x\nTI  - Treatment")
+    plain = formats.loads(swapped.encode(), path="l.ris")
+    assert plain.source.tool is None
+    assert default_source(plain) == SourceLabel("PubMed + BioMed Central", "database", "file")
+
+
+def test_the_marks_are_read_in_linear_time() -> None:
+    """Hostile links and accessions (long runs of the characters the marks look for) are
+    read at once."""
+    import time
+
+    n = 200_000
+    body = (
+        "L2  - http://ovidsp.ovid.com/" + "?&" * n + "\n"
+        "AN  - WOS:" + "0" * n + "\n"
+        "UR  - https://lens.org" + "/" * n + "\n"
+    )
+    trace = formats.loads(_ris(body, body).encode(), path="h.ris")
+    start = time.process_time()
+    assert default_source(trace) is None  # none of them is the database's mark
+    assert time.process_time() - start < 1.0

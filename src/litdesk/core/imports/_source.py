@@ -4,7 +4,8 @@ register, another method).
 
 The user states them (:func:`source_label`, validated); when they say nothing, the file
 says what it can (:func:`default_source`): a RIS export's ``DB`` (else ``DP``) tag (Ovid's own
-export's ``DB``), the
+export's ``DB``), else the marks a database leaves on each record of its RIS export (Web of
+Science's ``WOS:`` accession, a record's page on The Lens or Dimensions, Ovid's record link), the
 database a format is the export of (a PubMed/MEDLINE file is PubMed's, a Web of Science
 file Web of Science's, a Scopus CSV Scopus's, a Cochrane Library text CENTRAL's, …); else
 nothing, and the import is named by its file as before. A name with a trial register's words
@@ -25,6 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
+from urllib.parse import parse_qs, urlsplit
 
 from litdesk._errors import InputError
 
@@ -181,6 +183,29 @@ _OVID_YEARS: Final = re.compile(r"(?<!\s)\s*<[^>]*>")
 _OVID_MEDLINE: Final = re.compile(r"^ovid medline\(r\)", re.IGNORECASE)
 #: the most databases a mixed export's default name lists
 _MAX_NAMED: Final = 3
+#: a database's own RIS export that names no database (no ``DB``/``DP``) still marks each
+#: record as only that database does: its accession (Web of Science's ``AN  - WOS:`` plus
+#: 15 digits) or the record's page on the database (``UR``: The Lens, Dimensions)
+_WOS_ACCESSION: Final = re.compile(r"^AN[ \t]{1,3}-[ \t]?WOS:\d{15}[ \t\r]*$", re.MULTILINE)
+_PAGE_HOSTS: Final = {
+    "lens.org": "The Lens",
+    "www.lens.org": "The Lens",
+    "app.dimensions.ai": "Dimensions",
+}
+#: Ovid's record links (``L2``: ``http://ovidsp.ovid.com/ovidweb.cgi?…&D=psyc16&…``) name the
+#: database by its Ovid code (the query's ``D``); the codes of the databases reviews search
+#: there, by their prefix
+_OVID_CODES: Final = (
+    ("psyc", "APA PsycInfo"),
+    ("emed", "Embase"),
+    ("emez", "Embase"),
+    ("oemezd", "Embase"),
+    ("medl", "Ovid MEDLINE(R)"),
+    ("mesz", "Ovid MEDLINE(R)"),
+    ("prem", "Ovid MEDLINE(R)"),
+    ("coch", "Cochrane Database of Systematic Reviews"),
+    ("cctr", "Cochrane CENTRAL"),
+)
 
 
 def _without_years(value: str) -> str:
@@ -197,6 +222,39 @@ def _ris_name(value: str) -> str | None:
     if _OVID_MEDLINE.match(v):
         return "Ovid MEDLINE(R)"
     return _RIS_NAMES.get(v.casefold(), v)[:MAX_SOURCE_NAME]
+
+
+def _ovid_code(link: str) -> str | None:
+    """The database code (``D``) of an Ovid record link, casefolded, else ``None``."""
+    if "ovid.com/" not in link:
+        return None
+    try:
+        parts = urlsplit(link.strip())
+    except ValueError:  # not a link (an unbalanced "[" of an IPv6 host)
+        return None
+    if not parts.hostname or not parts.hostname.endswith("ovid.com"):
+        return None
+    codes = parse_qs(parts.query).get("D")
+    return codes[0].casefold() if codes else None
+
+
+def _marked(rec: RecordTrace) -> str | None:
+    """The database a RIS record's own marks name (:data:`_WOS_ACCESSION`,
+    :data:`_PAGE_HOSTS`, :data:`_OVID_CODES`), else ``None``."""
+    url = rec.paper.source_url or ""
+    if url.startswith("https://"):
+        host = url[8:].split("/", 1)[0].casefold()
+        if host in _PAGE_HOSTS:
+            return _PAGE_HOSTS[host]
+    for link in (*rec.extras.get("L2", ()), url):
+        code = _ovid_code(link)
+        if code:
+            found = next((name for prefix, name in _OVID_CODES if code.startswith(prefix)), None)
+            if found:
+                return found
+    if "WOS:" in rec.raw and _WOS_ACCESSION.search(rec.raw):
+        return "Web of Science"
+    return None
 
 
 def _named(names: Counter[str]) -> str:
@@ -225,7 +283,8 @@ def default_source(trace: ImportTrace) -> SourceLabel | None:
     """The source a file states, when it states one (``origin`` ``"file"``): the format's
     database, or the database its RIS records name (each record's first ``DB``, else
     ``DP``; records naming different databases: the names by number of records, joined
-    with " + "); a reference manager's export (``trace.source.tool``): its records' ``DB``
+    with " + "), else the database the marks on at least half its RIS records name
+    (:func:`_marked`); a reference manager's export (``trace.source.tool``): its records' ``DB``
     when every record has one, else :func:`tool_source` (another method); ``None`` when
     the file says nothing (it is named by its file)."""
     fmt = trace.source.format
@@ -238,6 +297,7 @@ def default_source(trace: ImportTrace) -> SourceLabel | None:
     if fmt not in _NAME_FIELDS:
         return tool_source(trace) if tool else None
     names: Counter[str] = Counter()
+    marked: Counter[str] = Counter()
     unnamed = 0
     for rec in trace.records:
         # a tool's export: only the database's own name, never the catalog (DP)
@@ -247,7 +307,18 @@ def default_source(trace: ImportTrace) -> SourceLabel | None:
                 names[found] += 1
                 break
         else:
-            unnamed += 1
+            # a tool's export: the record's page is where it was captured, not searched
+            found = None if tool or fmt != "ris" else _marked(rec)
+            if found:
+                marked[found] += 1
+            else:
+                unnamed += 1
+    # a database's marks name the file's source when they are on at least half its records
+    # (a hand-made file with a few records copied from The Lens is not The Lens's export)
+    if marked and 2 * marked.total() >= len(trace.records):
+        names.update(marked)
+    else:
+        unnamed += marked.total()
     if tool and (unnamed or not names):
         return tool_source(trace)
     if not names:

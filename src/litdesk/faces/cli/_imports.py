@@ -238,6 +238,12 @@ def _into_study(
                         f"in: name it with --source, or later with litdesk study "
                         f"import-source {done.study_name!r} {f.import_id} --source NAME)"
                     )
+            else:  # PRISMA lists it under the file's name until its database is named
+                _say(
+                    "  counted as a database named after the file (the file names none): "
+                    "name it with --source, or later with litdesk study import-source "
+                    f"{done.study_name!r} {f.import_id} --source NAME"
+                )
         if len(done.files) > 1 or done.refused:
             saved = sum(f.saved for f in done.files)
             created = sum(f.created for f in done.files)
