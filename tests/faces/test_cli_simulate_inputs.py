@@ -246,6 +246,40 @@ def test_asreview_ris_export(tmp_path: Path, plain: tuple[Path, list[int]]):
     assert "record 11 " in doc["message"] and "order" not in doc
 
 
+def test_asreview_labels_inside_longer_notes(tmp_path: Path, plain: tuple[Path, list[int]]):
+    """ASReview reads its label from the first note holding it anywhere ("Additional notes 1.
+    ASReview_relevant."), as a note edited by hand or passed through a reference manager has
+    it; litdesk reads it the same way, and a record whose notes hold no label is unlabelled."""
+    rows = [r if r[1] else [r[0], " ", " ", r[3]] for r in _rows()]
+    notes = {
+        "1": "Seen twice. ASReview_relevant.",
+        "0": "<p>ASReview_irrelevant. Checked by B.</p>",
+        "": "ASReview_not_seen",
+    }
+    path = tmp_path / "asreview.ris"
+    path.write_text(_ris(rows, notes), encoding="utf-8")
+    assert _order(path, labels="N1") == plain[1]
+    rows[7][3] = ""
+    notes[""] = "Additional notes only"
+    path.write_text(_ris(rows, notes), encoding="utf-8")
+    code, doc = _simulate(path, labels="N1")
+    assert code == 2 and doc["code"] == "unlabelled", doc
+    assert "record 7 " in doc["message"] and "notes without an ASReview label" in doc["message"]
+
+
+@pytest.mark.fixtures
+def test_asreviews_own_label_notes_test_file(fixtures_dir: Path):
+    """ASReview's test file of label notes (labels before, after and between other notes):
+    its 12 records with no label or ASReview_not_seen are named, none is read as a bad label."""
+    path = fixtures_dir / "bib" / "ris" / "asreview__baseline_tag-notes_labels.ris"
+    code, doc = _simulate(path, labels="N1")
+    assert code == 2 and doc["code"] == "unlabelled", doc
+    assert "12 records" in doc["message"]
+    assert (
+        "record 2 (lines 13-16); record 3 (lines 18-21); record 6 (lines 35-38)" in doc["message"]
+    )
+
+
 def test_unlabelled_and_bad_labels_name_the_records(tmp_path: Path):
     rows = _rows()
     rows[4][3] = ""

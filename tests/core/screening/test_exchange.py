@@ -198,6 +198,8 @@ def test_ris_with_asreview_labels_and_litdesk_notes():
         "N1  - litdesk screening title_abstract: undecided\nER  - \n"
         "TY  - JOUR\nTI  - Eta\nN1  - just a note\nER  - \n"
         "TY  - JOUR\nN1  - ASReview_relevant\nER  - \n"
+        # the label inside a longer note, as ASReview reads it (its own test file has these)
+        "TY  - JOUR\nTI  - Theta\nN1  - Additional notes 1. ASReview_irrelevant.\nER  - \n"
     )
     got = parse_decisions(text)
     assert got.format == "asreview"
@@ -206,6 +208,7 @@ def test_ris_with_asreview_labels_and_litdesk_notes():
         (("title", "beta"), "exclude", ""),
         (("id", "imp-1:4"), "exclude", "wrong population"),
         (("title", "epsilon"), "maybe", ""),
+        (("title", "theta"), "exclude", ""),
     ]
     assert len(got.skipped) == 3 and [why for _, why in got.problems] == [
         "no record identifier (DOI, PMID or title)"

@@ -40,7 +40,13 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         build_features,
         embedding_block,
     )
-    from ._labels import LABEL_WORDS, Label, parse_label
+    from ._labels import (
+        ASREVIEW_NOTE_LABELS,
+        LABEL_WORDS,
+        Label,
+        asreview_note_label,
+        parse_label,
+    )
     from ._metrics import recall_at, recall_curve, screened_to_recall, wss
     from ._model import (
         DEFAULT_MODEL,
@@ -147,8 +153,10 @@ __all__ = [
     "simulate",
     "stopping_guidance",
     "wss",
+    "ASREVIEW_NOTE_LABELS",
     "LABEL_WORDS",
     "Label",
+    "asreview_note_label",
     "parse_label",
 ]
 

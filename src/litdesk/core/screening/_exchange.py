@@ -10,7 +10,8 @@ Three shapes, all CSV/TSV text (the delimiter is read from the header line):
   0 excluded, empty or -1 not labelled); ASReview's own ``record_id`` is its row number, not
   the Study's id, so records are matched by DOI, PMID or title;
 * ``asreview`` from RIS — ASReview LAB's RIS export: each record's ``N1`` label
-  ``ASReview_relevant`` / ``ASReview_irrelevant`` (``ASReview_not_seen``: no decision);
+  ``ASReview_relevant`` / ``ASReview_irrelevant`` (``ASReview_not_seen``: no decision), the
+  first note holding one anywhere deciding, as ASReview reads it;
   litdesk's own RIS export carries the same labels and, read first, its
   ``litdesk screening STAGE: VERDICT; reason: …`` note (maybe and the reason) and its
   ``litdesk record: KEY`` note (the record's key in the Study);
@@ -45,6 +46,7 @@ from litdesk.core.words import plural
 
 from ._decisions import Verdict
 from ._errors import DecisionsFileError
+from ._labels import asreview_note_label
 from ._rayyan import RayyanNotesError, parse_rayyan_notes, rayyan_ris_records
 
 __all__ = [
@@ -418,11 +420,6 @@ def _ris_identifiers(tags: dict[str, list[str]]) -> tuple[tuple[IdKind, str], ..
     return tuple(out)
 
 
-_ASREVIEW_LABELS: dict[str, Verdict | None] = {
-    "asreview_relevant": "include",
-    "asreview_irrelevant": "exclude",
-    "asreview_not_seen": None,
-}
 #: the verdicts litdesk's own note writes (its statuses, ``undecided`` …, are none)
 _OWN_VERDICTS: dict[str, Verdict] = {"include": "include", "exclude": "exclude", "maybe": "maybe"}
 _LITDESK_LABEL = "litdesk screening "
@@ -440,9 +437,7 @@ def _labelled(notes: Sequence[str]) -> tuple[bool, Verdict | None, str, str]:
     mine: tuple[Verdict | None, str] | None = None
     for note in (part.strip() for value in notes for part in value.split("\n")):
         low = note.casefold()
-        if low in _ASREVIEW_LABELS:
-            labelled, verdict = True, _ASREVIEW_LABELS[low]
-        elif low.startswith(_LITDESK_LABEL) and ":" in note[len(_LITDESK_LABEL) :]:
+        if low.startswith(_LITDESK_LABEL) and ":" in note[len(_LITDESK_LABEL) :]:
             said = note[len(_LITDESK_LABEL) :].split(":", 1)[1]
             word, _, rest = said.partition(";")
             found = _OWN_VERDICTS.get(word.strip().casefold())
@@ -455,6 +450,11 @@ def _labelled(notes: Sequence[str]) -> tuple[bool, Verdict | None, str, str]:
             key = note[len(_LITDESK_RECORD) :].strip()
     if mine is not None:
         labelled, (verdict, reason) = True, mine
+    else:  # ASReview's label as ASReview reads it: the first note holding one, anywhere in it
+        label = asreview_note_label(notes)
+        if label != "absent":
+            labelled = True
+            verdict = None if label is None else ("include" if label else "exclude")
     return labelled, verdict, reason, key
 
 

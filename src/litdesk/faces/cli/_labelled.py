@@ -5,7 +5,8 @@ labels, or a typed error naming the row — never a silent shift of the 0-based 
 Formats: CSV/TSV (comma, tab or semicolon; any column order; a UTF-8 or UTF-16 byte-order mark;
 CRLF; quoted newlines) with the label in a column, and RIS (ASReview's export: the label is a
 note ``N1  - ASReview_relevant`` / ``ASReview_irrelevant`` / ``ASReview_not_seen``, read with
-``--labels N1`` or with ASReview's label column names such as ``included``). Excel workbooks are
+``--labels N1`` or with ASReview's label column names such as ``included``; the first note
+holding one anywhere decides, as in ASReview). Excel workbooks are
 refused with a hint to save the sheet as CSV. Positions: every data row is one position, in
 the file's order; a line holding nothing (no delimiter) is not a row (as pandas, and so
 ASReview, reads CSV). A row the reader would skip (its cells all empty) or could not read (a
@@ -122,16 +123,16 @@ def _check_rows(path: Path, trace: ImportTrace) -> None:
     )
 
 
-def _values(records: list[RecordTrace], column: str) -> list[list[str]]:
+def _values(records: list[RecordTrace], column: str) -> tuple[list[list[str]], bool]:
     """Each record's cells of ``column`` (ASReview's RIS note when the file has no such
-    column and the column is one of ASReview's label names)."""
+    column and the column is one of ASReview's label names), and whether they are RIS notes."""
     cells = [_extra(r, column) for r in records]
     if any(c is not None for c in cells):
-        return [c or [] for c in cells]
+        return [c or [] for c in cells], _norm(column) == _norm(_NOTE_TAG)
     if _norm(column) in _ASREVIEW_LABEL_COLUMNS:
         notes = [_extra(r, _NOTE_TAG) for r in records]
         if any(c is not None for c in notes):
-            return [c or [] for c in notes]
+            return [c or [] for c in notes], True
     raise InputError(
         f"no label column {column!r} (labels are read from a CSV/TSV column that is not one of "
         "the record fields, or from ASReview's RIS note with --labels N1)",
@@ -139,10 +140,19 @@ def _values(records: list[RecordTrace], column: str) -> list[list[str]]:
     )
 
 
-def _label(values: list[str]) -> Label | str:
-    """The label of one record's cells; the offending text when it is not a label."""
-    from litdesk.core.screening import parse_label
+def _label(values: list[str], notes: bool) -> Label | str:
+    """The label of one record's cells; the offending text when it is not a label. RIS notes
+    (``notes``) hold ASReview's label as ASReview reads it: the first note holding
+    ``ASReview_relevant`` / ``_irrelevant`` / ``_not_seen`` anywhere; a record whose notes
+    hold none has no label, as in ASReview."""
+    from litdesk.core.screening import asreview_note_label, parse_label
 
+    if notes:
+        found = asreview_note_label(values)
+        if found != "absent":
+            return found
+        if not any(parse_label(v) != "unknown" for v in values):
+            return None  # free-text notes only (or none): not labelled
     if len(values) <= 1:
         got = parse_label(values[0] if values else "")
         return values[0] if got == "unknown" else got
@@ -159,10 +169,9 @@ def _labels(path: Path, records: list[RecordTrace], column: str) -> list[bool]:
     labels: list[bool] = []
     bad: list[str] = []
     unlabelled: list[str] = []
-    for position, (record, values) in enumerate(
-        zip(records, _values(records, column), strict=True)
-    ):
-        got = _label(values)
+    cells, notes = _values(records, column)
+    for position, (record, values) in enumerate(zip(records, cells, strict=True)):
+        got = _label(values, notes)
         if isinstance(got, str):
             bad.append(f"{_where(position, record)}: {got[:60]!r}")
         elif got is None:
@@ -179,8 +188,9 @@ def _labels(path: Path, records: list[RecordTrace], column: str) -> list[bool]:
     if unlabelled:
         raise InputError(
             f"{path}: no label in column {column!r} for {plural(len(unlabelled), 'record')} (empty, "
-            "-1, NA or ASReview_not_seen); a simulation replays a fully labelled set, so "
-            "label or remove them: " + _named(unlabelled),
+            f"-1, NA or ASReview_not_seen{', or notes without an ASReview label' if notes else ''}"
+            "); a simulation replays a fully labelled set, so label or remove them: "
+            + _named(unlabelled),
             code="unlabelled",
         )
     if not any(labels):
