@@ -14,6 +14,7 @@ __all__ = [
     "REPEATS",
     "axe_violations",
     "layout_problems",
+    "view_checks",
     "narrow_cells",
     "sideways_scroll",
     "with_axe",
@@ -207,6 +208,50 @@ def axe_violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> 
     if result is None:  # no axe in the page: evaluated into it, then run
         pg.evaluate(axe.read_text(encoding="utf-8") + "\n;undefined")
         result = pg.evaluate(_AXE_RUN_JS, wanted)
+    return _serious(result, rules)
+
+
+#: both layout checks in one call: :data:`_NARROW_JS`'s findings, then :data:`_SIDEWAYS_JS`'s
+_LAYOUT_JS = f"() => [...({_NARROW_JS})(), ...({_SIDEWAYS_JS})()]"
+
+
+def layout_problems(pg: Any) -> list[str]:
+    """The layout checks on the page as it is now (it stays as it is): what
+    :func:`narrow_cells` and then :func:`sideways_scroll` find, in one call to the page."""
+    found: list[str] = pg.evaluate(_LAYOUT_JS)
+    return found
+
+
+#: one view's checks in one call (:func:`view_checks`): the view the page is in (dark
+#: scheme?, viewport width), :data:`_LAYOUT_JS`'s findings, then, where asked, axe's run
+#: (:data:`_AXE_RUN_JS`) with the rows of long lists past the 20th (:data:`REPEATS`) taken
+#: out of the page for the run and put back after it, in their places (the same nodes:
+#: the page is as it was for the views after it; chromium keeps the offsets of what
+#: scrolls, though a box shorter for the run could not scroll as far); axe null where
+#: not asked
+_VIEW_CHECKS_JS = f"""
+async ([repeats, runAxe, rules]) => {{
+  const view = [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth];
+  const layout = ({_LAYOUT_JS})();
+  if (!runAxe) return {{view, layout, axe: null}};
+  if (typeof window.axe === 'undefined') throw new Error('no axe in the page (with_axe)');
+  const out = [];
+  repeats.forEach(s => document.querySelectorAll(s).forEach(
+    e => out.push([e, e.parentNode, e.nextSibling])));
+  out.forEach(([e]) => e.remove());
+  try {{
+    return {{view, layout, axe: await ({_AXE_RUN_JS})(rules)}};
+  }} finally {{
+    out.reverse().forEach(([e, parent, next]) => parent.insertBefore(e, next));
+  }}
+}}
+"""
+
+
+def _serious(result: dict[str, Any], rules: tuple[str, ...] | None) -> list[str]:
+    """axe's run (:data:`_AXE_RUN_JS`): its serious and critical violations, after the
+    check that it ran every WCAG 2 A/AA rule (more than 10 passed or inapplicable), or
+    each of ``rules`` and only those."""
     if rules is None:
         assert result["passes"] > 10  # axe really ran its rules on this page
     else:  # axe really ran each of the rules named, and only those
@@ -218,12 +263,20 @@ def axe_violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> 
     ]
 
 
-#: both layout checks in one call: :data:`_NARROW_JS`'s findings, then :data:`_SIDEWAYS_JS`'s
-_LAYOUT_JS = f"() => [...({_NARROW_JS})(), ...({_SIDEWAYS_JS})()]"
-
-
-def layout_problems(pg: Any) -> list[str]:
-    """The layout checks on the page as it is now (it stays as it is): what
-    :func:`narrow_cells` and then :func:`sideways_scroll` find, in one call to the page."""
-    found: list[str] = pg.evaluate(_LAYOUT_JS)
+def view_checks(
+    pg: Any, view: tuple[bool, int], axe: bool, rules: tuple[str, ...] | None = None
+) -> list[str]:
+    """The page's checks in the view it is in, in one call to the page: asserted to be in
+    ``view`` (dark scheme?, viewport width), then :func:`layout_problems`' findings, then,
+    with ``axe``, those of :func:`axe_violations` (every WCAG 2 A/AA rule, or ``rules``).
+    Unlike :func:`axe_violations` the page stays as it was: the rows of long lists are taken
+    out for axe's run only and put back in their places (scroll offsets as they were), so
+    the next view's layout checks see the whole page. The page's context loads axe (:func:`with_axe`)."""
+    got = pg.evaluate(
+        _VIEW_CHECKS_JS, [list(REPEATS), axe, list(rules) if rules is not None else None]
+    )
+    assert got["view"] == list(view), f"the page is in {got['view']}, not {list(view)}"
+    found: list[str] = got["layout"]
+    if axe:
+        found += _serious(got["axe"], rules)
     return found

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.faces.web._page_checks import COLOUR_RULES, with_axe
+from tests.faces.web._page_checks import COLOUR_RULES, view_checks, with_axe
 from tests.faces.web._server import Running
 
 pytestmark = pytest.mark.slow
@@ -97,6 +97,59 @@ def test_axe_loaded_by_the_context_finds_a_planted_violation(
     assert any(v.startswith("axe label") for v in every_page), every_page
     assert [v.split(" ", 1)[0] for v in colours] == ["color-contrast", "axe"], colours
     assert colours[1].startswith("axe color-contrast"), colours
+
+
+#: a list of 40 items (past the 20th: trimmed for axe's run) in a scroller of 200 px,
+#: scrolled to its end (where the trimmed list would leave it no room to scroll)
+_PLANT_LIST_JS = """
+() => {
+  const box = document.createElement('div');
+  box.id = 'planted';
+  box.style.cssText = 'height: 200px; overflow: auto';
+  const list = document.createElement('ul');
+  for (let i = 0; i < 40; i++) {
+    const li = document.createElement('li');
+    li.textContent = 'item ' + i;
+    list.append(li, document.createTextNode(i % 2 ? ' ' : ''));
+  }
+  box.append(list);
+  document.querySelector('main').prepend(box);
+  box.scrollTop = box.scrollHeight;
+  return box.scrollTop;
+}
+"""
+
+
+def test_view_checks_find_planted_violations_and_leave_the_page_as_it_was(
+    browser: Any, running: Running, axe_path: Path
+) -> None:
+    """The every-page test's one call a view (``view_checks``): the view asserted, axe's
+    rules run on the page (a planted violation found, every rule or the colour ones), and the
+    rows of long lists it trims for axe put back in their places, scroll offsets kept: the
+    page (its whole HTML) is as it was before the call, for the next view's checks."""
+    context = with_axe(browser.new_context(viewport={"width": 1000, "height": 900}), axe_path)
+    pg = context.new_page()
+    pg.goto(running.base + "/studies")
+    top = pg.evaluate(_PLANT_LIST_JS)
+    assert top > 300  # scrolled past what 20 items leave
+    pg.evaluate("() => { document.querySelector('#s-name').removeAttribute('id'); }")
+    before = pg.evaluate("() => document.documentElement.outerHTML")
+    found = view_checks(pg, (False, 1000), True)
+    assert any(v.startswith("axe label") for v in found), found
+    assert pg.evaluate("() => document.documentElement.outerHTML") == before
+    assert pg.evaluate("() => document.querySelector('#planted').scrollTop") == top
+    assert pg.evaluate("() => document.querySelectorAll('#planted li').length") == 40
+    assert view_checks(pg, (False, 1000), False) == []  # the layout checks alone: no axe
+    pg.evaluate(
+        "() => { const h = document.querySelector('h1').style;"
+        " h.color = '#c8c8c8'; h.background = '#fff'; }"
+    )
+    pg.emulate_media(color_scheme="dark")
+    colours = view_checks(pg, (True, 1000), True, COLOUR_RULES)
+    assert [v.split(" ", 2)[1] for v in colours] == ["color-contrast"], colours
+    with pytest.raises(AssertionError, match="not"):  # the view is asserted
+        view_checks(pg, (False, 1000), False)
+    context.close()
 
 
 def test_no_serious_violations_on_any_page(browser: Any, running: Running, axe_path: Path) -> None:

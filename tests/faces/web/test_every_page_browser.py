@@ -31,13 +31,7 @@ from tests._model_servers import ScriptedModelServer, model_server
 from tests.faces.web._hosting import Hosting, client_for
 from tests.faces.web._idor import AnaRecords, make_ana_records
 from tests.faces.web._oa_citations import write_openalex
-from tests.faces.web._page_checks import (
-    AXE,
-    COLOUR_RULES,
-    axe_violations,
-    layout_problems,
-    with_axe,
-)
+from tests.faces.web._page_checks import AXE, COLOUR_RULES, view_checks, with_axe
 from tests.faces.web._server import Running
 from tests.faces.web.test_team_idor_pages import page_routes
 
@@ -339,34 +333,16 @@ def _artefacts(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-#: whether the page is in the dark scheme now (the media rule its dark colours are under), and
-#: its viewport's width
-_VIEW_JS = "() => [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth]"
-#: every element scrolled (the page itself too), kept with its scroll offsets (``keep``), or
-#: put back where it was kept (the page as its scripts left it at load: e.g. the phone's nav
-#: row scrolled to the current page's link)
-_SCROLLS_JS = """
-(keep) => {
-  if (keep) {
-    window.__kept_scrolls = Array.from(document.querySelectorAll('*'))
-      .filter(e => e.scrollLeft || e.scrollTop).map(e => [e, e.scrollLeft, e.scrollTop]);
-  } else {
-    for (const [e, left, top] of window.__kept_scrolls) { e.scrollLeft = left; e.scrollTop = top; }
-  }
-}
-"""
-
-
-def _view(pg: Any, url: str, width: int, scheme: str, at: list[str]) -> None:
-    """The page at ``width`` px in ``scheme`` (checked); ``at`` holds the scheme the page is
-    emulating now (set here): a view that keeps the width or the scheme sets it again no
-    more (each resize or scheme switch restyles the whole page: ~10 ms of chromium's CPU)."""
+def _view(pg: Any, width: int, scheme: str, at: list[str]) -> None:
+    """The page at ``width`` px in ``scheme`` (the checks assert it: :func:`view_checks`);
+    ``at`` holds the scheme the page is emulating now (set here): a view that keeps the width
+    or the scheme sets it again no more (each resize or scheme switch restyles the whole
+    page: ~10 ms of chromium's CPU)."""
     if pg.viewport_size["width"] != width:
         pg.set_viewport_size({"width": width, "height": 900})
     if at != [scheme]:
         pg.emulate_media(color_scheme=scheme)
         at[:] = [scheme]
-    assert pg.evaluate(_VIEW_JS) == [scheme == "dark", width], f"{url}: not {width} px {scheme}"
 
 
 def _in_order(views: list[tuple[int, str]], width: int, scheme: str) -> list[tuple[int, str]]:
@@ -392,11 +368,13 @@ def _check(
     they do nothing of the kind), and seen at each width by resizing the viewport and in each
     colour scheme by switching the emulated ``prefers-color-scheme`` (the pages' layout is CSS
     media rules of the width, their dark colours CSS media rules of the scheme, which the
-    browser applies to the page as it is, as when a reader's window or system changes): the
-    layout checks of every view first, then axe (it trims long lists) in each view that runs
-    it, the narrowest width last, with the page's scroll offsets put back as they were at
-    load; the views in the order that resizes and switches the least (:func:`_in_order`),
-    so the next page is loaded where the last one's views ended (narrowest, light)."""
+    browser applies to the page as it is, as when a reader's window or system changes). In
+    each view, in one call (:func:`view_checks`): the view asserted, the layout checks, then
+    axe where the view runs it (the rows of long lists it trims are put back after its run, so
+    the next view's layout checks see the whole page). The views in the order that resizes
+    and switches the least (:func:`_in_order`), from the narrowest width, light, where the
+    page loads: axe's run at the narrowest width comes right after the load, with the page's
+    scroll offsets as its scripts left them."""
     problems: dict[str, list[str]] = {}
     timing: list[tuple[float, float, str]] = []
     widths = sorted(dict.fromkeys(width for width, _scheme, _axe in VIEWS))
@@ -404,35 +382,25 @@ def _check(
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     at = ["light"]  # the scheme the page emulates
+    views = _in_order([(w, scheme) for w, scheme, _axe in VIEWS], widths[0], "light")
+    axed = {(w, scheme): axe for w, scheme, axe in VIEWS}
     for url in urls:
         t0 = time.monotonic()
-        if pg.viewport_size["width"] != widths[0]:  # the last page's views end here
-            pg.set_viewport_size({"width": widths[0], "height": 900})
-        if at != ["light"]:
-            pg.emulate_media(color_scheme="light")
-            at[:] = ["light"]
+        _view(pg, widths[0], "light", at)  # where the last page's views ended, if not here
         answer = pg.goto(workspace.base + url)
         status = answer.status if answer is not None else 0
         assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
-        pg.evaluate(_SCROLLS_JS, True)
         t1 = time.monotonic()
         found: dict[tuple[int, str], list[str]] = {}
-        views = _in_order([(w, scheme) for w, scheme, _axe in VIEWS], widths[0], "light")
         for width, scheme in views:
-            _view(pg, url, width, scheme, at)
-            found[width, scheme] = layout_problems(pg)
-            if found[width, scheme] or SHOOT_ALL:
+            _view(pg, width, scheme, at)
+            axe = axed[width, scheme]
+            found[width, scheme] = seen = view_checks(
+                pg, (scheme == "dark", width), bool(axe), AXE_RULES.get(axe)
+            )
+            if seen or SHOOT_ALL:  # the page as it was for the checks (axe's trims undone)
                 name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
                 pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
-        last = views[-1]
-        for width in reversed(widths):  # after the layout checks: axe trims long lists
-            axed = {(w, scheme): axe for w, scheme, axe in VIEWS if w == width and axe}
-            for view in _in_order(list(axed), *last):
-                _view(pg, url, *view, at)
-                if width == widths[0]:
-                    pg.evaluate(_SCROLLS_JS, False)
-                found[view] += axe_violations(pg, AXE, AXE_RULES[axed[view]])
-                last = view
         took = (time.monotonic() - t1) / len(VIEWS)
         for (width, scheme), seen in found.items():
             timing.append((took, (t1 - t0) / len(VIEWS), f"{url} {width} {scheme}"))
