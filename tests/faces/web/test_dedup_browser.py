@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from tests._shots import shoot
 from tests.faces.web._hosting import Hosting
+from tests.faces.web._page_checks import with_axe
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
 from tests.faces.web.test_dedup import make_study, run_to_end
@@ -48,7 +49,6 @@ def _wait_state(pg: Any, pair_id: str, state: str) -> None:
 
 def test_review_with_the_keyboard_and_the_history(
     page: Any,
-    browser: Any,
     running: Running,
     axe_path: Path,  # noqa: F811
 ) -> None:
@@ -126,9 +126,13 @@ def test_review_with_the_keyboard_and_the_history(
     pg.locator("#confirm-undo-yes").click()
     _wait_state(pg, other_id, "waiting")
 
-    # the decisions are the Study's: a reload shows the same states and history
+    # the decisions are the Study's: a reload shows the same states and history; the
+    # reloaded page (the review as a fresh load of its address shows it) loads axe too
+    # (the context's init script: the page's CSP in force), checked before the keys below
+    with_axe(pg.context, axe_path)
     pg.reload()
     pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    found = _violations(pg, axe_path)
     assert pg.locator(f"#{clash_id}").get_attribute("data-state") == "distinct"
     assert pg.locator(f"#{other_id}").get_attribute("data-state") == "waiting"
     history = pg.locator("#history-rows").inner_text()
@@ -140,12 +144,6 @@ def test_review_with_the_keyboard_and_the_history(
 
     assert pg.dialogs == []  # type: ignore[attr-defined]
     assert pg.console_errors == []  # type: ignore[attr-defined]  # no CSP violation either
-    checked = browser.new_context(bypass_csp=True)  # axe is injected as an inline script
-    ax = checked.new_page()
-    ax.goto(f"{running.base}/study/{sid}/dedup")
-    ax.locator("html[data-dedup-ready]").wait_for(state="attached")
-    found = _violations(ax, axe_path)
-    checked.close()
     assert found == [], found
 
 
