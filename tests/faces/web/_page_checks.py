@@ -242,7 +242,10 @@ async ([repeats, runAxe, rules]) => {{
   try {{
     return {{view, layout, axe: await ({_AXE_RUN_JS})(rules)}};
   }} finally {{
-    out.reverse().forEach(([e, parent, next]) => parent.insertBefore(e, next));
+    // (where the page's own scripts changed that list meanwhile, the list is theirs now)
+    out.reverse().forEach(([e, parent, next]) => {{
+      if (!next || next.parentNode === parent) parent.insertBefore(e, next);
+    }});
   }}
 }}
 """

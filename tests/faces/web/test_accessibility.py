@@ -130,6 +130,11 @@ def test_view_checks_find_planted_violations_and_leave_the_page_as_it_was(
     context = with_axe(browser.new_context(viewport={"width": 1000, "height": 900}), axe_path)
     pg = context.new_page()
     pg.goto(running.base + "/studies")
+    # the page's own scripts are done with it: the header's counts are read and shown
+    pg.wait_for_function(
+        "() => document.querySelectorAll('.top nav .nav-count:not([hidden])').length === 2",
+        polling=100,
+    )
     top = pg.evaluate(_PLANT_LIST_JS)
     assert top > 300  # scrolled past what 20 items leave
     pg.evaluate("() => { document.querySelector('#s-name').removeAttribute('id'); }")
