@@ -207,8 +207,8 @@ def save_report(
                 f"this draft was already saved as report {row.saved_as}", code="already_saved"
             )
         data = row.data
-        study_row = repo.get_study(conn, study, account=owner)
-        access.require_study(conn, owner, study_row.id, "write")
+        study_row, granted = repo.get_study_role(conn, study, account=owner)
+        access.require_role(granted, "write")
         if not isinstance(data, dict) or data.get("study_id") != study_row.id:
             raise NotFoundError(
                 f"no summary draft {draft_id[:80]!r} in this Study", code="draft_not_found"

@@ -94,8 +94,8 @@ class DedupArea:
         """The Study ``ref`` (id, or name as ``owner`` sees them) if ``owner`` may ``need``
         it (else not found, or refused when its role is too low)."""
         with self._store.read() as conn:
-            row = repo.get_study(conn, ref, account=owner)
-            accounts.require_study(conn, owner, row.id, need)
+            row, granted = repo.get_study_role(conn, ref, account=owner)
+            accounts.require_role(granted, need)
         return row
 
     # --- files: ``litdesk dedup`` --------------------------------------------------------

@@ -210,8 +210,8 @@ class ScreeningArea(TeamScreening):
     def _study(
         self, conn: Connection, ref: str, owner: str, need: access.Need
     ) -> tuple[repo.StudyRow, str]:
-        row = repo.get_study(conn, ref, account=owner)
-        return row, access.require_study(conn, owner, row.id, need)
+        row, granted = repo.get_study_role(conn, ref, account=owner)
+        return row, access.require_role(granted, need)
 
     @staticmethod
     def _config(

@@ -105,8 +105,8 @@ def _into_trash(
 
 
 def _study(conn: Connection, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
-    row = repo.get_study(conn, ref, account=owner)
-    access.require_study(conn, owner, row.id, need)
+    row, granted = repo.get_study_role(conn, ref, account=owner)
+    access.require_role(granted, need)
     return row
 
 

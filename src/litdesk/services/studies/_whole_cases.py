@@ -57,8 +57,8 @@ class WholeSearches:
 
     def _study(self, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
         with self.store.read() as conn:
-            row = repo.get_study(conn, ref, account=owner)
-            access.require_study(conn, owner, row.id, need)
+            row, granted = repo.get_study_role(conn, ref, account=owner)
+            access.require_role(granted, need)
         return row
 
     async def preview(self, request: AddSearchRequest, *, owner: str) -> AddSearchPreview:
