@@ -330,8 +330,17 @@ def member_studies(account: str) -> sa.Select[Any]:
     )
 
 
+#: built once, bound at execution (every access check reads them: constructing a statement
+#: and its cache key cost more than running it)
+_OWNER_OF: Final = sa.select(studies.c.owner).where(studies.c.id == sa.bindparam("study_id"))
+_ROLE_OF: Final = sa.select(study_members.c.role).where(
+    study_members.c.study_id == sa.bindparam("study_id"),
+    study_members.c.account_id == sa.bindparam("account"),
+)
+
+
 def study_creator(conn: Connection, study_id: str) -> str:
-    owner = conn.execute(sa.select(studies.c.owner).where(studies.c.id == study_id)).scalar()
+    owner = conn.execute(_OWNER_OF, {"study_id": study_id}).scalar()
     if owner is None:
         raise NotFoundError("no such Study", code="study_not_found")
     return str(owner)
@@ -341,16 +350,12 @@ def study_role(conn: Connection, account: str, study_id: str) -> str | None:
     """``owner``, ``editor``, ``viewer`` or ``None`` (not a member)."""
     if account == LOCAL_OWNER:
         return "owner"
-    owner = conn.execute(sa.select(studies.c.owner).where(studies.c.id == study_id)).scalar()
+    owner = conn.execute(_OWNER_OF, {"study_id": study_id}).scalar()
     if owner is None:
         return None
     if owner == account:
         return "owner"
-    role = conn.execute(
-        sa.select(study_members.c.role).where(
-            study_members.c.study_id == study_id, study_members.c.account_id == account
-        )
-    ).scalar()
+    role = conn.execute(_ROLE_OF, {"study_id": study_id, "account": account}).scalar()
     return str(role) if role is not None else None
 
 

@@ -420,10 +420,7 @@ class Store:
         IMMEDIATE`` already holds the database write lock.
         """
         if self.is_postgres:
-            conn.execute(
-                sa.text("SELECT pg_advisory_xact_lock(:ns, hashtext(:key))"),
-                {"ns": namespace, "key": key},
-            )
+            conn.execute(_ADVISORY_LOCK, {"ns": namespace, "key": key})
 
     def revision(self) -> str | None:
         """The applied migration revision (Alembic's version table, read without Alembic:
@@ -481,6 +478,9 @@ class Store:
     def dispose(self) -> None:
         self.engine.dispose()
 
+
+#: built once (every writer that serialises on a key runs it)
+_ADVISORY_LOCK: Final = sa.text("SELECT pg_advisory_xact_lock(:ns, hashtext(:key))")
 
 #: whether Alembic's version table exists where the store's tables are (what
 #: ``Inspector.has_table`` asks: SQLite's main database, PostgreSQL's current schema), in

@@ -205,6 +205,48 @@ def job_held(conn: Connection, job_id: str, worker: str) -> bool:
     return conn.execute(q).first() is not None
 
 
+def _same_active(shared: bool) -> sa.Select[Any]:
+    """The oldest active job of the kind (``:kind``), of the owner (``:owner``) unless
+    ``shared``."""
+    t = jobs
+    same = [t.c.kind == sa.bindparam("kind"), t.c.status.in_(ACTIVE)]
+    if not shared:
+        same.append(t.c.owner == sa.bindparam("owner"))
+    return sa.select(t).where(*same).order_by(t.c.created_at, t.c.id).limit(1)
+
+
+def _active_of() -> sa.Select[Any]:
+    """How many jobs charged to ``:account`` are active at ``:now``."""
+    t = jobs
+    # a bound job whose holder is gone (its lease ran out) has ended, though no read has
+    # recorded it yet (:meth:`JobsRepo.abandon`): not an active job of the account
+    gone = sa.and_(
+        t.c.bound.is_not(None),
+        t.c.status == "running",
+        t.c.lease_until.is_not(None),
+        t.c.lease_until < sa.bindparam("now"),
+    )
+    return (
+        sa.select(sa.func.count())
+        .select_from(t)
+        .where(t.c.account == sa.bindparam("account"), t.c.status.in_(ACTIVE), sa.not_(gone))
+    )
+
+
+#: what queueing a job runs, built once and bound at execution (constructing a statement
+#: and its cache key cost more than running it); the insert returns the row it made
+_SAME_ACTIVE: Final = {shared: _same_active(shared) for shared in (False, True)}
+_ACTIVE_OF: Final = _active_of()
+_MARK_RERUN: Final = (
+    sa.update(jobs)
+    .where(jobs.c.id == sa.bindparam("job_id"), jobs.c.status.in_(ACTIVE))
+    .values(rerun_requested=True)
+    .returning(*jobs.c)
+)
+_INSERT: Final = sa.insert(jobs).returning(*jobs.c)
+_BY_ID: Final = sa.select(jobs).where(jobs.c.id == sa.bindparam("id"))
+
+
 class JobsRepo:
     """The jobs table of one store."""
 
@@ -247,7 +289,6 @@ class JobsRepo:
         ``running``, held by ``worker`` (its first attempt) — claimed in this transaction,
         so no other worker can take it first; ``bound`` (a message) keeps every other
         worker from ever taking it over (:meth:`abandon` ends it)."""
-        t = jobs
         account = account or owner
         with self.store.write() as conn:
             if shared:  # the kind's lock first, then the owner's: one order, no deadlock
@@ -256,38 +297,13 @@ class JobsRepo:
                 self.store.lock(conn, _JOBS_LOCK, key)
             found = None
             if reuse_active or shared:
-                same = [t.c.kind == kind, t.c.status.in_(ACTIVE)]
-                if not shared:
-                    same.append(t.c.owner == owner)
-                found = (
-                    conn.execute(
-                        sa.select(t).where(*same).order_by(t.c.created_at, t.c.id).limit(1)
-                    )
-                    .mappings()
-                    .first()
-                )
-            # a bound job whose holder is gone (its lease ran out) has ended, though no
-            # read has recorded it yet (:meth:`abandon`): not an active job of the account
-            gone = sa.and_(
-                t.c.bound.is_not(None),
-                t.c.status == "running",
-                t.c.lease_until.is_not(None),
-                t.c.lease_until < self.clock.now(),
-            )
+                same = {"kind": kind} if shared else {"kind": kind, "owner": owner}
+                found = conn.execute(_SAME_ACTIVE[shared], same).mappings().first()
             active = int(
-                conn.execute(
-                    sa.select(sa.func.count())
-                    .select_from(t)
-                    .where(t.c.account == account, t.c.status.in_(ACTIVE), sa.not_(gone))
-                ).scalar_one()
+                conn.execute(_ACTIVE_OF, {"account": account, "now": self.clock.now()}).scalar_one()
             )
             if found is not None and (shared or rerun_reused):
-                marked = conn.execute(
-                    sa.update(t)
-                    .where(t.c.id == found["id"], t.c.status.in_(ACTIVE))
-                    .values(rerun_requested=True)
-                    .returning(*t.c)
-                )
+                marked = conn.execute(_MARK_RERUN, {"job_id": found["id"]})
                 found = marked.mappings().first()  # None: it ended meanwhile
             if found is not None:
                 return _row(found), active
@@ -318,16 +334,15 @@ class JobsRepo:
                     "heartbeat_at": iso,
                     "bound": bound,
                 }
-            conn.execute(sa.insert(t).values(values))
-            return self._get(conn, job_id), active
+            return _row(conn.execute(_INSERT, values).mappings().one()), active
 
     def _get(self, conn: Connection, job_id: str) -> JobRow:
-        m = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).mappings().one()
+        m = conn.execute(_BY_ID, {"id": job_id}).mappings().one()
         return _row(m)
 
     def get(self, job_id: str) -> JobRow | None:
         with self.store.read() as conn:
-            m = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).mappings().first()
+            m = conn.execute(_BY_ID, {"id": job_id}).mappings().first()
             return None if m is None else _row(m)
 
     def list(self, owner: str, kinds: Sequence[str] | None, limit: int) -> list[JobRow]:

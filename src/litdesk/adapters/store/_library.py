@@ -184,6 +184,19 @@ def _upsert(conn: Connection, table: sa.Table, rows: list[dict[str, Any]], keys:
     conn.execute(stmt)
 
 
+def _drop_entry(t: sa.Table) -> sa.Delete:
+    return sa.delete(t).where(
+        t.c.sha256 == sa.bindparam("b_sha"),
+        t.c.embedder == sa.bindparam("b_embedder"),
+        t.c.chunking == sa.bindparam("b_chunking"),
+    )
+
+
+#: an entry's writes, built once and bound at execution (every indexed PDF runs them)
+_DROP_ENTRY: Final = tuple(_drop_entry(t) for t in (library_chunks, library_entries))
+_INSERT_ENTRY: Final = sa.insert(library_entries)
+
+
 class LibraryRepo:
     """The library tables of one store."""
 
@@ -243,12 +256,9 @@ class LibraryRepo:
         self.store.lock(conn, _LIBRARY_LOCK, f"{sha}|{embedder}|{chunking}")
 
     def _drop(self, conn: Connection, sha: str, embedder: str, chunking: str) -> None:
-        for t in (library_chunks, library_entries):
-            conn.execute(
-                sa.delete(t).where(
-                    t.c.sha256 == sha, t.c.embedder == embedder, t.c.chunking == chunking
-                )
-            )
+        key = {"b_sha": sha, "b_embedder": embedder, "b_chunking": chunking}
+        for statement in _DROP_ENTRY:
+            conn.execute(statement, key)
 
     def write_excluded(
         self, sha: str, embedder: str, chunking: str, *, code: str, reason: str, pages: int | None
@@ -280,7 +290,8 @@ class LibraryRepo:
             self._lock_entry(conn, sha, embedder, chunking)
             self._drop(conn, sha, embedder, chunking)
             conn.execute(
-                sa.insert(library_entries).values(
+                _INSERT_ENTRY,
+                dict(
                     sha256=sha, embedder=embedder, chunking=chunking, status="ok",
                     pages=info.pages, text_layer=info.text_layer, doi=_clean(info.doi),
                     reason_code=info.text_source, reason=_clean(info.text_note),
@@ -288,7 +299,7 @@ class LibraryRepo:
                     references_page=info.references_page, n_chunks=len(chunks), dim=dim,
                     head_text=_clean(info.head_text), vectors=vectors,
                     created_at=_now(),
-                )
+                ),
             )  # fmt: skip
             if chunks:
                 conn.execute(

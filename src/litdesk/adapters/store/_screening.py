@@ -123,10 +123,14 @@ class ModelRow:
 # -- settings ---------------------------------------------------------------------------------
 
 
+#: the reads every screening use case makes, built once and bound at execution (`:sid`,
+#: ...): constructing a statement and its cache key cost more than running it (SQLite)
+_SID: Final[sa.BindParameter[str]] = sa.bindparam("sid")
+_SETTINGS: Final = sa.select(screening_settings).where(screening_settings.c.study_id == _SID)
+
+
 def get_settings(conn: Connection, study_id: str) -> SettingsRow | None:
-    row = conn.execute(
-        sa.select(screening_settings).where(screening_settings.c.study_id == study_id)
-    ).first()
+    row = conn.execute(_SETTINGS, {"sid": study_id}).first()
     if row is None:
         return None
     data = load_json(row.data, what="screening settings")
@@ -235,22 +239,30 @@ def list_decisions(
     after: int = 0,
 ) -> list[DecisionRow]:
     """The Study's decisions (of one stage), oldest first (rows with id > ``after``)."""
-    query = sa.select(screening_decisions).where(
-        screening_decisions.c.study_id == study_id, screening_decisions.c.id > after
-    )
+    binds: dict[str, Any] = {"sid": study_id, "after": after}
     if stage is not None:
-        query = query.where(screening_decisions.c.stage == stage)
-    return [_decision(r) for r in conn.execute(query.order_by(screening_decisions.c.id))]
+        binds["stage"] = stage
+    return [_decision(r) for r in conn.execute(_DECISIONS[stage is not None], binds)]
+
+
+def _decisions(by_stage: bool) -> sa.Select[Any]:
+    d = screening_decisions.c
+    query = sa.select(screening_decisions).where(d.study_id == _SID, d.id > sa.bindparam("after"))
+    if by_stage:
+        query = query.where(d.stage == sa.bindparam("stage"))
+    return query.order_by(d.id)
+
+
+_DECISIONS: Final = {by_stage: _decisions(by_stage) for by_stage in (False, True)}
+_DECISION_COUNT: Final = sa.select(sa.func.count(), sa.func.max(screening_decisions.c.id)).where(
+    screening_decisions.c.study_id == _SID
+)
 
 
 def count_decisions(conn: Connection, study_id: str) -> tuple[int, int]:
     """How many rows the Study's decisions hold and the newest id (0 when none): a
     cheap fingerprint of the history."""
-    row = conn.execute(
-        sa.select(sa.func.count(), sa.func.max(screening_decisions.c.id)).where(
-            screening_decisions.c.study_id == study_id
-        )
-    ).one()
+    row = conn.execute(_DECISION_COUNT, {"sid": study_id}).one()
     return int(row[0] or 0), int(row[1] or 0)
 
 
@@ -278,13 +290,15 @@ def add_retrieval(
 
 def list_retrieval(conn: Connection, study_id: str) -> list[RetrievalRow]:
     """Every retrieval note of the Study, oldest first (the latest per record counts)."""
-    rows = conn.execute(
-        sa.select(screening_retrieval)
-        .where(screening_retrieval.c.study_id == study_id)
-        .order_by(screening_retrieval.c.id)
-    )
+    rows = conn.execute(_RETRIEVAL, {"sid": study_id})
     return [RetrievalRow(int(r.id), r.record_key, r.status, r.note, r.at, r.by) for r in rows]
 
+
+_RETRIEVAL: Final = (
+    sa.select(screening_retrieval)
+    .where(screening_retrieval.c.study_id == _SID)
+    .order_by(screening_retrieval.c.id)
+)
 
 # -- model scores ----------------------------------------------------------------------------
 
@@ -294,15 +308,20 @@ def _whose(study_id: str, stage: str, reviewer: str) -> sa.ColumnElement[bool]:
     return sa.and_(c.study_id == study_id, c.stage == stage, c.reviewer == reviewer)
 
 
+_MODEL_VERSION: Final = sa.select(screening_models.c.version, screening_models.c.trained_on).where(
+    screening_models.c.study_id == _SID,
+    screening_models.c.stage == sa.bindparam("stage"),
+    screening_models.c.reviewer == sa.bindparam("reviewer"),
+)
+
+
 def model_version(
     conn: Connection, study_id: str, stage: str, reviewer: str = ""
 ) -> tuple[int, int] | None:
     """``(version, trained_on)`` of the stored scores, without reading them (``reviewer``:
     that reviewer's own model; ``''`` the shared one)."""
     row = conn.execute(
-        sa.select(screening_models.c.version, screening_models.c.trained_on).where(
-            _whose(study_id, stage, reviewer)
-        )
+        _MODEL_VERSION, {"sid": study_id, "stage": stage, "reviewer": reviewer}
     ).first()
     return None if row is None else (int(row.version), int(row.trained_on))
 
@@ -407,30 +426,35 @@ def put_vectors(conn: Connection, study_id: str, embedder: str, rows: Mapping[st
     return len(new)
 
 
+def _fingerprint() -> sa.Select[Any]:
+    c = study_records.c
+    h = study_history.c
+    relabelled = (
+        sa.select(sa.func.max(h.seq))
+        .where(h.study_id == _SID, h.action == RELABELLED)
+        .scalar_subquery()
+    )
+    return sa.select(
+        sa.func.count(),
+        sa.func.count(c.grp),
+        sa.func.count(sa.distinct(c.grp)),
+        sa.func.sum(sa.func.length(c.grp)),
+        sa.func.min(c.grp),
+        sa.func.max(c.grp),
+        relabelled,
+    ).where(c.study_id == _SID)
+
+
+_FINGERPRINT: Final = _fingerprint()
+
+
 def record_fingerprint(conn: Connection, study_id: str) -> str:
     """A cheap fingerprint of the Study's records and their groups (one aggregate row read
     from the ``(study_id, grp)`` index, no documents): records added, removed, grouped or
     regrouped into more, fewer or differently named groups change it, and so does an
     import's records counted under another source (the latest such change in the Study's
     history: :data:`RELABELLED`)."""
-    c = study_records.c
-    h = study_history.c
-    relabelled = (
-        sa.select(sa.func.max(h.seq))
-        .where(h.study_id == study_id, h.action == RELABELLED)
-        .scalar_subquery()
-    )
-    row = conn.execute(
-        sa.select(
-            sa.func.count(),
-            sa.func.count(c.grp),
-            sa.func.count(sa.distinct(c.grp)),
-            sa.func.sum(sa.func.length(c.grp)),
-            sa.func.min(c.grp),
-            sa.func.max(c.grp),
-            relabelled,
-        ).where(c.study_id == study_id)
-    ).one()
+    row = conn.execute(_FINGERPRINT, {"sid": study_id}).one()
     return "|".join("" if v is None else str(v) for v in row)
 
 

@@ -122,29 +122,47 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
     return get_study_role(conn, ref, account=account)[0]
 
 
-def _member_role(account: str) -> sa.ColumnElement[Any]:
-    """The account's membership role in the row's Study (``NULL``: none), as a column."""
-    if account == LOCAL_OWNER:
+def _member_role(local: bool) -> sa.ColumnElement[Any]:
+    """The membership role in the row's Study of the account bound as ``:account``
+    (``NULL``: none), as a column; the single-user owner's (``local``) is always ``NULL``."""
+    if local:
         return sa.null().label("member_role")
     return (
         sa.select(study_members.c.role)
-        .where(study_members.c.study_id == studies.c.id, study_members.c.account_id == account)
+        .where(
+            study_members.c.study_id == studies.c.id,
+            study_members.c.account_id == sa.bindparam("account"),
+        )
         .scalar_subquery()
         .label("member_role")
     )
+
+
+def _chosen(local: bool) -> tuple[sa.Select[Any], sa.Select[Any]]:
+    """The Study with the role column, and that of the live Study whose id is ``:ref``."""
+    alive = studies.c.id.not_in(deleted_studies())  # a deleted Study is in its trash
+    chosen = sa.select(studies, _member_role(local))
+    return chosen, chosen.where(studies.c.id == sa.bindparam("ref"), alive)
+
+
+#: built once (the by-id read runs on nearly every use case: constructing it and its cache
+#: key cost more than running it), the account and the id bound at execution
+_CHOSEN: Final = {local: _chosen(local) for local in (True, False)}
 
 
 def get_study_role(conn: Connection, ref: str, *, account: str) -> tuple[StudyRow, str | None]:
     """:func:`get_study` with the account's role in the Study (``owner``, ``editor``,
     ``viewer``; ``None``: not a member), read in the same statement: the role
     ``require_study`` would read in two more."""
-    alive = studies.c.id.not_in(deleted_studies())  # a deleted Study is in its trash
-    chosen = sa.select(studies, _member_role(account))
-    row = conn.execute(chosen.where(studies.c.id == ref, alive)).first()
+    local = account == LOCAL_OWNER
+    binds: dict[str, Any] = {} if local else {"account": account}
+    chosen, by_id = _CHOSEN[local]
+    row = conn.execute(by_id, {**binds, "ref": ref}).first()
     if row is None:
+        alive = studies.c.id.not_in(deleted_studies())
         named = chosen.where(studies.c.name == ref, alive)
         order = (studies.c.created_at, studies.c.id)
-        own = conn.execute(named.where(studies.c.owner == account).order_by(*order)).all()
+        own = conn.execute(named.where(studies.c.owner == account).order_by(*order), binds).all()
         if len(own) > 1:  # a co-owner named one of them like another (see rename_study)
             ids = [r.id for r in own]
             raise AmbiguousStudy(
@@ -156,7 +174,7 @@ def get_study_role(conn: Connection, ref: str, *, account: str) -> tuple[StudyRo
         if row is None:
             if account != LOCAL_OWNER:
                 named = named.where(studies.c.id.in_(member_studies(account)))
-            rows = conn.execute(named.order_by(studies.c.created_at, studies.c.id)).all()
+            rows = conn.execute(named.order_by(studies.c.created_at, studies.c.id), binds).all()
             if len(rows) > 1:
                 ids = [r.id for r in rows]
                 raise AmbiguousStudy(

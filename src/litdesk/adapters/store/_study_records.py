@@ -109,38 +109,40 @@ class SourceRow:
     sha256: str | None = None
 
 
+#: a Study's sources, built once and bound at execution (``:sid``): every regrouping and
+#: PRISMA count reads them, and constructing a statement and its cache key cost more than
+#: running it
+_SOURCE_IMPORTS: Final = (
+    sa.select(imports.c.id, imports.c.created_at, imports.c.sha256)
+    .where(imports.c.study_id == sa.bindparam("sid"))
+    .order_by(imports.c.created_at, imports.c.id)
+)
+_SOURCE_RUNS: Final = (
+    sa.select(
+        search_runs.c.id,
+        sa.func.coalesce(study_search_runs.c.added_at, search_runs.c.executed_at).label("joined"),
+    )
+    .join(study_search_runs, study_search_runs.c.run_id == search_runs.c.id)
+    .where(study_search_runs.c.study_id == sa.bindparam("sid"))
+    .order_by(search_runs.c.executed_at, search_runs.c.id)
+)
+_SOURCE_PAPERS: Final = (
+    sa.select(study_papers.c.paper_id, study_papers.c.added_at)
+    .where(study_papers.c.study_id == sa.bindparam("sid"))
+    .order_by(study_papers.c.added_at, study_papers.c.paper_id)
+)
+
+
 def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
     """The Study's imports and linked search runs (oldest first) and its saved papers."""
+    sid = {"sid": study_id}
     out = [
         SourceRow("import", r.id, r.created_at, r.sha256)
-        for r in conn.execute(
-            sa.select(imports.c.id, imports.c.created_at, imports.c.sha256)
-            .where(imports.c.study_id == study_id)
-            .order_by(imports.c.created_at, imports.c.id)
-        )
+        for r in conn.execute(_SOURCE_IMPORTS, sid)
     ]
-    out += [
-        SourceRow("run", r.id, r.joined)  # when it joined (0030: else its execution)
-        for r in conn.execute(
-            sa.select(
-                search_runs.c.id,
-                sa.func.coalesce(study_search_runs.c.added_at, search_runs.c.executed_at).label(
-                    "joined"
-                ),
-            )
-            .join(study_search_runs, study_search_runs.c.run_id == search_runs.c.id)
-            .where(study_search_runs.c.study_id == study_id)
-            .order_by(search_runs.c.executed_at, search_runs.c.id)
-        )
-    ]
-    out += [
-        SourceRow("paper", r.paper_id, r.added_at)
-        for r in conn.execute(
-            sa.select(study_papers.c.paper_id, study_papers.c.added_at)
-            .where(study_papers.c.study_id == study_id)
-            .order_by(study_papers.c.added_at, study_papers.c.paper_id)
-        )
-    ]
+    # a run's time is when it joined (0030: else its execution)
+    out += [SourceRow("run", r.id, r.joined) for r in conn.execute(_SOURCE_RUNS, sid)]
+    out += [SourceRow("paper", r.paper_id, r.added_at) for r in conn.execute(_SOURCE_PAPERS, sid)]
     return out
 
 
@@ -385,15 +387,15 @@ def source_papers(conn: Connection, study_id: str) -> dict[str, set[str]]:
     return out
 
 
+_COUNT_RECORDS: Final = sa.select(
+    sa.func.count(),
+    sa.func.count(study_records.c.grp),
+    sa.func.count(sa.distinct(study_records.c.grp)),
+).where(study_records.c.study_id == sa.bindparam("sid"))
+
+
 def count_records(conn: Connection, study_id: str) -> RecordCounts:
-    c = study_records.c
-    row = conn.execute(
-        sa.select(
-            sa.func.count(),
-            sa.func.count(c.grp),
-            sa.func.count(sa.distinct(c.grp)),
-        ).where(c.study_id == study_id)
-    ).one()
+    row = conn.execute(_COUNT_RECORDS, {"sid": study_id}).one()
     records, grouped, groups = int(row[0]), int(row[1]), int(row[2])
     return RecordCounts(records, grouped, groups, records - grouped)
 

@@ -206,14 +206,17 @@ def _round(r: Any) -> RoundRow:
     )
 
 
+#: built once, bound at execution: every screening page and Study view reads it
+_ROUNDS: Final = (
+    sa.select(study_search_rounds)
+    .where(study_search_rounds.c.study_id == sa.bindparam("sid"))
+    .order_by(study_search_rounds.c.round, study_search_rounds.c.created_at)
+)
+
+
 def list_rounds(conn: Connection, study_id: str) -> list[RoundRow]:
     """The Study's whole searches, by round then time."""
-    rows = conn.execute(
-        sa.select(study_search_rounds)
-        .where(study_search_rounds.c.study_id == study_id)
-        .order_by(study_search_rounds.c.round, study_search_rounds.c.created_at)
-    )
-    return [_round(r) for r in rows]
+    return [_round(r) for r in conn.execute(_ROUNDS, {"sid": study_id})]
 
 
 def get_round_of_job(conn: Connection, job_id: str) -> list[RoundRow]:
