@@ -167,7 +167,7 @@ class ScreeningArea(TeamScreening):
             account = account or self._charged(params["study_id"])
             self.jobs.submit(kind, params, owner=owner, reuse_active=True, account=account,
                              rerun_reused=kind == RETRAIN_KIND)  # fmt: skip
-        except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
+        except LitdeskError:  # too many jobs, the store: nothing lost, the scores in force stay
             return False
         if self._wake is not None:
             self._wake()
