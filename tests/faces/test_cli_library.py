@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests import _fork
 from tests._text_pdfs import numbered_pdfs, write_pdf
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture
 from typer.testing import CliRunner
@@ -138,9 +139,10 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(
         LITDESK_EMBEDDER="wordllama",
         LITDESK_LIBRARY_INDEX_WORKERS="2",  # the reader processes, as in production
     )
-    proc = subprocess.Popen(
-        cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    # forked from the tests' warmed interpreter (tests/_fork.py): a real process that the
+    # SIGINT reaches, with its own reader processes; a fresh interpreter's imports are not
+    # what is checked
+    proc = _fork.popen(cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = tmp_path / "data" / "litdesk.sqlite3"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
