@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+import shutil
 import zipfile
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -233,12 +234,30 @@ def _replace(data: bytes, changes: dict[str, bytes | None]) -> bytes:
     return out.getvalue()
 
 
-@pytest.fixture
-def team(tmp_path: Path, sqlite_template: Path, fixtures_dir: Path) -> Iterator[tuple[App, bytes]]:
-    url = sqlite_url_at_head(sqlite_template, tmp_path / "t" / "litdesk.sqlite3")
-    with open_app_sync(Settings(data_dir=tmp_path / "t", database_url=url)) as app:
+@pytest.fixture(scope="module")
+def _team_built(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path, fixtures_dir: Path
+) -> tuple[Path, bytes]:
+    """The pair-screened Study's data dir (its app closed) and its ZIP, made once per module
+    (screening it costs ~0.5 s of CPU); each test recovers into its own copy of that data."""
+    folder = tmp_path_factory.mktemp("zip-history") / "t"
+    url = sqlite_url_at_head(sqlite_template, folder / "litdesk.sqlite3")
+    with open_app_sync(Settings(data_dir=folder, database_url=url)) as app:
         sid, _ = _pair_screened(app, fixtures_dir)
-        yield app, app.studies.export_zip(sid, owner=ANA).body
+        data = app.studies.export_zip(sid, owner=ANA).body
+    return folder, data
+
+
+@pytest.fixture
+def team(tmp_path: Path, _team_built: tuple[Path, bytes]) -> Iterator[tuple[App, bytes]]:
+    """The app of the server that screened the Study (a copy of its data: the recoveries
+    write there) and the Study's ZIP."""
+    built, data = _team_built
+    folder = tmp_path / "t"
+    shutil.copytree(built, folder)
+    url = f"sqlite:///{folder / 'litdesk.sqlite3'}"
+    with open_app_sync(Settings(data_dir=folder, database_url=url)) as app:
+        yield app, data
 
 
 def _history(data: bytes) -> str:
