@@ -484,9 +484,11 @@ class EvidenceAssistant:
                 intervention=final.get("intervention"),
                 limitations=final.get("limitations"),
             )
-            study_id = repo.get_study(conn, study, account=self.owner).id if study else None
-            if study_id is not None:
-                access.require_study(conn, self.owner, study_id, "write")
+            study_id = None
+            if study:
+                study_row, granted = repo.get_study_role(conn, study, account=self.owner)
+                access.require_role(granted, "write")
+                study_id = study_row.id
             ev_id = _new_id("ev")
             repo.insert_document(
                 conn,

@@ -282,8 +282,9 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
     out: list[StudyReport] = []
     problems: list[str] = []
     with store.read() as conn:
-        study_id = repo.get_study(conn, study, account=owner).id
-        access.require_study(conn, owner, study_id, "read")
+        study_row, granted = repo.get_study_role(conn, study, account=owner)
+        access.require_role(granted, "read")
+        study_id = study_row.id
         rows = assist_list_drafts(
             conn, owner=owner, feature=REPORT_FEATURE, limit=MAX_REPORTS_LISTED
         )
@@ -300,8 +301,9 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
 def report_file(store: Store, study: str, report_id: str, *, owner: str) -> tuple[str, str]:
     """``(filename, html)`` of one saved report of ``study`` (re-checked on read)."""
     with store.read() as conn:
-        study_id = repo.get_study(conn, study, account=owner).id
-        access.require_study(conn, owner, study_id, "read")
+        study_row, granted = repo.get_study_role(conn, study, account=owner)
+        access.require_role(granted, "read")
+        study_id = study_row.id
         row = assist_get_draft(conn, report_id, owner=owner)
     if row.feature != REPORT_FEATURE or not isinstance(row.data, dict):
         raise NotFoundError(f"no Study report {report_id[:80]!r}", code="report_not_found")

@@ -682,8 +682,25 @@ class ScreeningArea(TeamScreening):
         """Progress at a stage (the reviewer's own; everyone's unless blind), stopping
         guidance (the recall curve, consecutive irrelevant records, the includes remaining
         estimated from a random check set) and the model's state."""
-        ctx = self._ctx(request.study, owner, reconcile=True)
-        stage = request.stage
+        return self._progress(self._ctx(request.study, owner, reconcile=True), request.stage, owner)
+
+    def progress_stages(self, study: str, *, owner: str) -> dict[Stage, ProgressView | None]:
+        """:meth:`progress` at every stage, from one read of the Study (the Study page's
+        screening line); a stage whose progress cannot be read is ``None``, and so is
+        every stage when the Study cannot be (an account that may not see it)."""
+        try:
+            ctx = self._ctx(study, owner, reconcile=True)
+        except LitdeskError:
+            return dict.fromkeys(STAGES)
+        out: dict[Stage, ProgressView | None] = {}
+        for stage in STAGES:
+            try:
+                out[stage] = self._progress(ctx, stage, owner)
+            except LitdeskError:
+                out[stage] = None
+        return out
+
+    def _progress(self, ctx: Ctx, stage: Stage, owner: str) -> ProgressView:
         state = self._state(ctx, stage, owner)
         blind = ctx.config.blind(stage)
         labels = state.my_labels if blind else state.labels

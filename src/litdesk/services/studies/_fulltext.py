@@ -252,8 +252,7 @@ class StudyFulltext:
 
         with self.store.read() as conn:
             study, granted = repo.get_study_role(conn, ref, account=owner)
-            access.require_role(granted, "read")
-            role = access.study_role(conn, owner, study.id) or "viewer"
+            role = access.require_role(granted, "read")
             papers = study_papers(conn, study.id)
             pdfs = links.pdf_links(conn, study.id)
             checks = links.fulltext_checks(conn, study.id)

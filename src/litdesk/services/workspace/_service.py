@@ -560,14 +560,14 @@ class Workspace(EvidenceOps):
         now = now_iso()
         self.store.lock(conn, _STUDY_LOCK, "studies")
         try:
-            row = repo.get_study(conn, name, account=self.owner)
+            row, granted = repo.get_study_role(conn, name, account=self.owner)
         except NotFoundError:
             row = repo.insert_study(
                 conn, _new_id("study"), _study_name(name), description, now, owner=self.owner
             )
             self._history(conn, row.id, "study_created", row.name, now)
             return row, True
-        access.require_study(conn, self.owner, row.id, "write")
+        access.require_role(granted, "write")
         return row, False
 
     def study_size_in(self, conn: Connection, study_id: str) -> int:

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import InputError, LitdeskError, RefusedError
+from litdesk._errors import InputError, RefusedError
 from litdesk.services.app import App
 from litdesk.services.screening import (
     CardRequest,
@@ -189,13 +189,8 @@ def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
 def screening_summary(app: App, owner: str, ref: str) -> dict[str, Any]:
     """The Study page's screening line: each stage's progress (``None`` when it cannot be
     read, e.g. for an account that may not see it)."""
-    out: dict[str, Any] = {}
-    for stage in STAGES:
-        try:
-            out[stage] = app.screening.progress(ProgressRequest(ref, stage), owner=owner).to_dict()
-        except LitdeskError:
-            out[stage] = None
-    return out
+    stages = app.screening.progress_stages(ref, owner=owner)  # one read for every stage
+    return {stage: None if view is None else view.to_dict() for stage, view in stages.items()}
 
 
 def _lines(text: str) -> list[str]:
