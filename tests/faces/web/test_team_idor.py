@@ -21,13 +21,21 @@ The PDF library is one per server in team mode (README, "Team server"): a route 
 record is a library file (:data:`SHARED_FIELDS`) may answer bob, but still with none of
 ana's data; her chat rounds, report builds and jobs are hers alone (the library's index job
 shows every account its progress, not its owner, parameters, message or result).
+
+No absolute server paths in a team server's answers (issue 29; moved here from
+``test_team_paths.py`` to read ana's records of this module instead of making them again):
+every JSON read of the API document and the main pages, as ana, with her own record ids,
+and the answers to bad uploads, name no directory of the server (its data dir, the test's
+folders, the source tree).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 
 import sqlalchemy as sa
 from tests.faces.web._assist_jobs import settle
@@ -45,6 +53,7 @@ from tests.faces.web._idor import (
     shared_ana,  # noqa: F401 - fixture
     study_members,
 )
+from tests.faces.web._team import SRC
 
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 from litdesk.adapters.store._assist import assist_calls
@@ -198,3 +207,60 @@ def test_a_viewer_drafts_a_summary_an_editor_saves_it(shared_ana: SharedAna) -> 
             ("dave", report),
             ("ana", ana.values["report_id"][0]),
         ]
+
+
+def _paths(settings_dirs: list[str], text: str) -> list[str]:
+    found = [d for d in settings_dirs if d in text]
+    # any absolute POSIX path of three or more parts (a file name alone is fine)
+    found += re.findall(r"(?<![\w.:/])/(?:home|tmp|srv|var|work|usr|root|opt)/[^\s\"'<]+", text)
+    return found
+
+
+def test_team_answers_name_no_server_paths(
+    shared_ana: SharedAna,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """ana's answers (her API reads with her record ids, the main pages, two bad uploads)
+    name no folder of the server. It reads and writes nothing the module's other tests
+    assert on (they pass before it and after it: run in the reverse order)."""
+    server = shared_ana.served
+    settings = server.team.settings
+    dirs = sorted(
+        {
+            str(settings.resolved_data_dir()),
+            str(shared_ana.folder),
+            str(tmp_path),
+            str(SRC),
+            str(SRC.parent),
+        },
+        key=len,
+        reverse=True,
+    )
+    ana_client, ana = shared_ana.records()
+    doc = ana_client.get("/api/v1/openapi.json").json()
+    failures: list[str] = []
+    probes = [p for p in build_probes(doc, ana) if p.method == "GET"]
+    assert len(probes) >= 30
+    pages = ["/", "/library", "/saved", "/studies", f"/study/{ana.study_id}", "/chat"]
+    pages += [f"/study/{ana.study_id}/{tail}" for tail in ("fulltext", "dedup", "prisma")]
+    for probe in probes:
+        r = send(ana_client, probe)
+        found = _paths(dirs, r.content.decode("utf-8", "replace"))
+        if found:
+            failures.append(f"{probe.label()}: {r.status_code} names {found[:3]}")
+    for url in pages:
+        r = ana_client.get(url)
+        found = _paths(dirs, r.text)
+        if found:
+            failures.append(f"GET {url}: {r.status_code} names {found[:3]}")
+    # bad uploads: their refusals name the file as sent, never where it was kept
+    bad = [
+        ("/api/v1/library/uploads", "files", ("x.pdf", b"%PDF-1.4 broken", "application/pdf")),
+        ("/api/v1/study-imports", "file", ("s.zip", b"PK\x03\x04broken", "application/zip")),
+    ]
+    for url, field, part in bad:
+        r = ana_client.post(url, files=[(field, part)])
+        found = _paths(dirs, r.text)
+        if found:
+            failures.append(f"POST {url}: {r.status_code} names {found[:3]}")
+    assert not failures, "answers naming server paths:\n" + "\n".join(failures)
