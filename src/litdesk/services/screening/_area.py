@@ -47,6 +47,7 @@ from ._cards import (
     model_in_force,
     paper_fields,
     random_key,
+    settings_view,
     update_news,
     visible_rows,
 )
@@ -71,7 +72,14 @@ from ._requests import (
     StudyScreenRequest,
     UndoRequest,
 )
-from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_jobs, retrain_owner
+from ._retrain import (
+    RETRAIN_KIND,
+    Retrainer,
+    encoder_texts,
+    retrain_jobs,
+    retrain_owner,
+    run_jobs,
+)
 from ._state import (
     FT_WAITS,
     NOT_RETRIEVED,
@@ -286,33 +294,12 @@ class ScreeningArea(TeamScreening):
 
     # -- settings -------------------------------------------------------------------------
 
-    def _settings_view(
-        self,
-        study: repo.StudyRow,
-        role: str,
-        config: ScreeningConfig,
-        stored: screening.SettingsRow | None,
-    ) -> ScreeningSettingsView:
-        return ScreeningSettingsView(
-            study.id,
-            study.name,
-            config,
-            role,
-            can_configure=role == "owner",
-            can_screen=role in ("owner", "editor"),
-            updated_at=stored.updated_at if stored else None,
-            updated_by=stored.updated_by if stored else None,
-            updated_by_name=self._reviewer_names([by])[by]
-            if stored and (by := stored.updated_by)
-            else None,
-        )
-
     def settings(self, request: StudyScreenRequest, *, owner: str) -> ScreeningSettingsView:
         """The Study's screening settings (the defaults until its owner changes them)."""
         with self.store.read() as conn:
             study, role = self._study(conn, request.study, owner, "read")
             config, stored = self._config(conn, study.id)
-        return self._settings_view(study, role, config, stored)
+        return settings_view(study, role, config, stored, self._reviewer_names)
 
     def configure(self, request: ConfigureRequest, *, owner: str) -> ScreeningSettingsView:
         """Change the Study's screening settings (its owner only; in the Study's history)."""
@@ -330,7 +317,7 @@ class ScreeningArea(TeamScreening):
         for stage in STAGES:  # a new model's scores; revealed: the shared model's (blind: own)
             if changed.model != config.model or changed.blind(stage) != config.blind(stage):
                 self._after_decision(study.id, stage, self._deciders(study.id, stage))
-        return self._settings_view(study, role, changed, stored)
+        return settings_view(study, role, changed, stored, self._reviewer_names)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -782,7 +769,7 @@ class ScreeningArea(TeamScreening):
             retrain = JobRunner(
                 self.jobs, {RETRAIN_KIND: self.retrainer.handler()}, lease_s=self._lease_s
             )
-            self._run_jobs(retrain, tuple(retrains))
+            run_jobs(self.jobs, retrain, tuple(retrains))
         else:
             if (
                 config.model == HANDOVER_MODEL
@@ -793,23 +780,12 @@ class ScreeningArea(TeamScreening):
                 embedding = JobRunner(
                     self.jobs, {EMBED_KIND: self.rows.handler()}, lease_s=self._lease_s
                 )
-                self._run_jobs(embedding, ((EMBED_KIND, embed_owner(row.id)),))
+                run_jobs(self.jobs, embedding, ((EMBED_KIND, embed_owner(row.id)),))
             runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
-            self._run_jobs(runner, ((EMBED_KIND, embed_owner(row.id)), *retrains))
+            run_jobs(self.jobs, runner, ((EMBED_KIND, embed_owner(row.id)), *retrains))
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
-
-    def _run_jobs(self, runner: JobRunner, owners: tuple[tuple[str, str], ...]) -> None:
-        """Run jobs here while one of ``owners``' (kind, owner) is active (by owner: another
-        stage's or Study's active job is not this one)."""
-        while any(
-            j.active
-            for kind, who in owners
-            for j in self.jobs.list(owner=who, kinds=[kind], limit=5)
-        ):
-            if not runner.run_once():
-                break
 
 
 def _as_parts(area: ScreeningArea) -> AreaParts:

@@ -35,6 +35,7 @@ from ._views import (
     ModelState,
     PaperFields,
     RetrievalNote,
+    ScreeningSettingsView,
     UpdateNews,
 )
 
@@ -52,6 +53,7 @@ __all__ = [
     "paper_fields",
     "progress",
     "random_key",
+    "settings_view",
     "subject_terms",
     "update_news",
     "visible_rows",
@@ -331,3 +333,26 @@ def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
     awaiting = sum(1 for k in keys_added if state.is_remaining(k))
     began = plan.rounds.began[-1][1].isoformat()
     return UpdateNews(last, plan.labels[-1], began, len(keys_added), latest, awaiting)
+
+
+def settings_view(
+    study: repo.StudyRow,
+    role: str,
+    config: ScreeningConfig,
+    stored: screening.SettingsRow | None,
+    names: Callable[[Iterable[str]], dict[str, str]],
+) -> ScreeningSettingsView:
+    """The Study's screening settings as ``role`` sees them (``names``: account ids → user
+    names, for who changed them last)."""
+    by = stored.updated_by if stored else None
+    return ScreeningSettingsView(
+        study.id,
+        study.name,
+        config,
+        role,
+        can_configure=role == "owner",
+        can_screen=role in ("owner", "editor"),
+        updated_at=stored.updated_at if stored else None,
+        updated_by=by,
+        updated_by_name=names([by])[by] if by else None,
+    )

@@ -40,7 +40,7 @@ from litdesk.core.screening import (
     build_features,
     named_model,
 )
-from litdesk.services.jobs import Handler, JobContext
+from litdesk.services.jobs import Handler, JobContext, JobRunner, Jobs
 
 from ._cards import subject_terms
 from ._config import ScreeningConfig
@@ -57,6 +57,7 @@ __all__ = [
     "encoder_texts",
     "retrain_jobs",
     "retrain_owner",
+    "run_jobs",
     "screening_record",
 ]
 
@@ -278,3 +279,13 @@ class Retrainer:
 def encoder_texts(screen: ScreenSet) -> list[str]:
     """What the sentence encoder reads of each item: title and abstract, in the set's order."""
     return [screening_record(screen, i).text for i in range(len(screen.groups))]
+
+
+def run_jobs(jobs: Jobs, runner: JobRunner, owners: tuple[tuple[str, str], ...]) -> None:
+    """Run jobs here while one of ``owners``' (kind, owner) is active (by owner: another
+    stage's or Study's active job is not this one): ``work_retrain`` without a server."""
+    while any(
+        j.active for kind, who in owners for j in jobs.list(owner=who, kinds=[kind], limit=5)
+    ):
+        if not runner.run_once():
+            break
