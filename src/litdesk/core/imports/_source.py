@@ -252,9 +252,8 @@ def _marked(rec: RecordTrace) -> str | None:
             found = next((name for prefix, name in _OVID_CODES if code.startswith(prefix)), None)
             if found:
                 return found
-    if "WOS:" in rec.raw and _WOS_ACCESSION.search(rec.raw):
-        return "Web of Science"
-    return None
+    raw = rec.raw  # decoded from the file's bytes at each read
+    return "Web of Science" if "WOS:" in raw and _WOS_ACCESSION.search(raw) else None
 
 
 def _named(names: Counter[str]) -> str:
