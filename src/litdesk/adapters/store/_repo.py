@@ -58,6 +58,7 @@ from ._studies import (
     rename_study,
     runs_without_papers,
     study_run_ids,
+    study_with_role,
 )
 from ._trash import deleted_studies
 
@@ -86,6 +87,7 @@ __all__ = [
     "get_papers",
     "get_study",
     "get_study_role",
+    "study_with_role",
     "identity_keys",
     "import_ids_by_digest",
     "insert_document",

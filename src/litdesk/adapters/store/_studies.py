@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError
 
-from ._accounts import LOCAL_OWNER, member_studies, visible_studies
+from ._accounts import LOCAL_OWNER, Need, member_studies, require_role, visible_studies
 from ._engine import sources_changed
 from ._schema import search_runs, studies, study_members, study_papers, study_search_runs
 from ._trash import deleted_studies
@@ -30,6 +30,7 @@ __all__ = [
     "mark_run_papers",
     "runs_without_papers",
     "get_study_role",
+    "study_with_role",
     "insert_study",
     "list_studies",
     "owned_study_names",
@@ -148,6 +149,17 @@ def _chosen(local: bool) -> tuple[sa.Select[Any], sa.Select[Any]]:
 #: built once (the by-id read runs on nearly every use case: constructing it and its cache
 #: key cost more than running it), the account and the id bound at execution
 _CHOSEN: Final = {local: _chosen(local) for local in (True, False)}
+
+
+def study_with_role(
+    conn: Connection, ref: str, *, account: str, need: Need
+) -> tuple[StudyRow, str]:
+    """The Study ``ref`` (its id or name) and the account's role in it, when that role
+    allows ``need``: :func:`get_study_role` checked by :func:`~._accounts.require_role`
+    (``NotFoundError`` when the account is not a member, ``NotPermitted`` when the role
+    does not allow it). Every use case that reads a Study for an account starts here."""
+    row, granted = get_study_role(conn, ref, account=account)
+    return row, require_role(granted, need)
 
 
 def get_study_role(conn: Connection, ref: str, *, account: str) -> tuple[StudyRow, str | None]:

@@ -60,8 +60,7 @@ class Sharing:
 
     def members(self, study: str) -> MembersView:
         with self.store.read() as conn:
-            row, granted = repo.get_study_role(conn, study, account=self.owner)
-            acc.require_role(granted, "read")
+            row, _ = repo.study_with_role(conn, study, account=self.owner, need="read")
             return self._members(conn, row.id, row.name)
 
     def share(self, study: str, username: str, role: str | None) -> MembersView:
@@ -70,8 +69,7 @@ class Sharing:
             raise InputError(f"a role is one of {', '.join(acc.ROLES)}", code="bad_role")
         now = now_iso()
         with self.store.write() as conn:
-            row, granted = repo.get_study_role(conn, study, account=self.owner)
-            acc.require_role(granted, "owner")
+            row, _ = repo.study_with_role(conn, study, account=self.owner, need="owner")
             account = acc.find_account(conn, username.strip().lower()[:80])
             if account is None:
                 raise NotFoundError(f"no account named {username[:80]!r}", code="account_not_found")
@@ -88,8 +86,7 @@ class Sharing:
         and its deduplication runs and decisions, each with who and when."""
         limit = max(1, min(limit, 5_000))
         with self.store.read() as conn:
-            row, granted = repo.get_study_role(conn, study, account=self.owner)
-            acc.require_role(granted, "read")
+            row, _ = repo.study_with_role(conn, study, account=self.owner, need="read")
             entries = acc.list_history(conn, row.id, limit=limit)
             dedup = list_dedup_entries(conn, row.id)[-limit:]
             names = {a.id: a.username for a in acc.list_accounts(conn)}

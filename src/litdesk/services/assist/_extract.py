@@ -486,8 +486,7 @@ class EvidenceAssistant:
             )
             study_id = None
             if study:
-                study_row, granted = repo.get_study_role(conn, study, account=self.owner)
-                access.require_role(granted, "write")
+                study_row, _ = repo.study_with_role(conn, study, account=self.owner, need="write")
                 study_id = study_row.id
             ev_id = _new_id("ev")
             repo.insert_document(

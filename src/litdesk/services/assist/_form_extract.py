@@ -70,8 +70,7 @@ class FormDraftRefused(RefusedError):
 def study_form(conn: Connection, owner: str, study: str) -> tuple[str, AskedForm | None]:
     """The Study's id and the form its suggestions fill (``None``: the default six fields);
     the owner must be able to write evidence in the Study."""
-    row, granted = repo.get_study_role(conn, study, account=owner)
-    access.require_role(granted, "write")
+    row, _ = repo.study_with_role(conn, study, account=owner, need="write")
     form = get_study_form(conn, row.id)
     if form is None or form.template == "default":
         return row.id, None

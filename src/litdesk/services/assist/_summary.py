@@ -207,8 +207,7 @@ def save_report(
                 f"this draft was already saved as report {row.saved_as}", code="already_saved"
             )
         data = row.data
-        study_row, granted = repo.get_study_role(conn, study, account=owner)
-        access.require_role(granted, "write")
+        study_row, _ = repo.study_with_role(conn, study, account=owner, need="write")
         if not isinstance(data, dict) or data.get("study_id") != study_row.id:
             raise NotFoundError(
                 f"no summary draft {draft_id[:80]!r} in this Study", code="draft_not_found"
@@ -282,8 +281,7 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
     out: list[StudyReport] = []
     problems: list[str] = []
     with store.read() as conn:
-        study_row, granted = repo.get_study_role(conn, study, account=owner)
-        access.require_role(granted, "read")
+        study_row, _ = repo.study_with_role(conn, study, account=owner, need="read")
         study_id = study_row.id
         rows = assist_list_drafts(
             conn, owner=owner, feature=REPORT_FEATURE, limit=MAX_REPORTS_LISTED
@@ -301,8 +299,7 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
 def report_file(store: Store, study: str, report_id: str, *, owner: str) -> tuple[str, str]:
     """``(filename, html)`` of one saved report of ``study`` (re-checked on read)."""
     with store.read() as conn:
-        study_row, granted = repo.get_study_role(conn, study, account=owner)
-        access.require_role(granted, "read")
+        study_row, _ = repo.study_with_role(conn, study, account=owner, need="read")
         study_id = study_row.id
         row = assist_get_draft(conn, report_id, owner=owner)
     if row.feature != REPORT_FEATURE or not isinstance(row.data, dict):

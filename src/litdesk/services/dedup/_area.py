@@ -31,7 +31,6 @@ from litdesk.adapters.files import check_output, write_output
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
     Store,
-    accounts,
     add_dedup_entry,
     dedup_run_pair,
     dedup_run_pair_no,
@@ -94,8 +93,7 @@ class DedupArea:
         """The Study ``ref`` (id, or name as ``owner`` sees them) if ``owner`` may ``need``
         it (else not found, or refused when its role is too low)."""
         with self._store.read() as conn:
-            row, granted = repo.get_study_role(conn, ref, account=owner)
-            accounts.require_role(granted, need)
+            row, _ = repo.study_with_role(conn, ref, account=owner, need=need)
         return row
 
     # --- files: ``litdesk dedup`` --------------------------------------------------------

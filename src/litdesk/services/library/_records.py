@@ -267,8 +267,7 @@ class PdfRecords:
         with self._store.write() as conn:
             named = None
             if study is not None:
-                named, granted = repo.get_study_role(conn, study, account=owner)
-                access.require_role(granted, "write")
+                named, _ = repo.study_with_role(conn, study, account=owner, need="write")
                 if named.id not in _studies_of(conn, paper.id):
                     raise PdfRecordInputError(
                         f"{paper.title[:120] or 'this paper'} is not a paper of the Study "

@@ -218,8 +218,7 @@ class ScreeningArea(TeamScreening):
     def _study(
         self, conn: Connection, ref: str, owner: str, need: access.Need
     ) -> tuple[repo.StudyRow, str]:
-        row, granted = repo.get_study_role(conn, ref, account=owner)
-        return row, access.require_role(granted, need)
+        return repo.study_with_role(conn, ref, account=owner, need=need)
 
     @staticmethod
     def _config(

@@ -300,8 +300,7 @@ class StudiesArea:
     def rename_study(self, request: RenameStudyRequest, *, owner: str) -> StudyView:
         """Rename a Study (its owner only; recorded in its history)."""
         with self.store.write() as conn:
-            _, granted = repo.get_study_role(conn, request.ref, account=owner)
-            access.require_role(granted, "owner")
+            _, _ = repo.study_with_role(conn, request.ref, account=owner, need="owner")
             row = repo.rename_study(conn, request.ref, request.name, account=owner)
             access.add_history(conn, row.id, owner, "study_renamed", request.name, now_iso())
         return self.study(row.id, owner=owner)

@@ -170,8 +170,7 @@ def _templates() -> list[dict[str, str]]:
 def study_form(store: Store, ref: str, owner: str) -> FormView:
     """The form of Study ``ref`` as ``owner`` may read it."""
     with store.read() as conn:
-        row, granted = repo.get_study_role(conn, ref, account=owner)
-        role = access.require_role(granted, "read")
+        row, role = repo.study_with_role(conn, ref, account=owner, need="read")
         stored = get_study_form(conn, row.id)
         count = count_study_evidence(conn, row.id)
     return FormView(
@@ -187,8 +186,7 @@ def study_form(store: Store, ref: str, owner: str) -> FormView:
 
 def _write(store: Store, ref: str, owner: str, make: Callable[[Form], Form], what: str) -> None:
     with store.write() as conn:
-        row, granted = repo.get_study_role(conn, ref, account=owner)
-        access.require_role(granted, FORM_NEED)
+        row, _ = repo.study_with_role(conn, ref, account=owner, need=FORM_NEED)
         current = get_study_form(conn, row.id) or default_form()
         stored = put_study_form(conn, row.id, make(current), by=owner, now=now_iso())
         access.add_history(

@@ -251,8 +251,7 @@ class StudyFulltext:
         from litdesk.services.screening import retrieval_papers
 
         with self.store.read() as conn:
-            study, granted = repo.get_study_role(conn, ref, account=owner)
-            role = access.require_role(granted, "read")
+            study, role = repo.study_with_role(conn, ref, account=owner, need="read")
             papers = study_papers(conn, study.id)
             pdfs = links.pdf_links(conn, study.id)
             checks = links.fulltext_checks(conn, study.id)
@@ -300,8 +299,7 @@ class StudyFulltext:
         now = now_iso()
         linked = suggested = 0
         with self.store.write() as conn:
-            study, granted = repo.get_study_role(conn, ref, account=owner)
-            access.require_role(granted, "write")
+            study, _ = repo.study_with_role(conn, ref, account=owner, need="write")
             current = links.pdf_links(conn, study.id)
             for paper in study_papers(conn, study.id):
                 have = current.get(paper.id)
@@ -356,8 +354,7 @@ class StudyFulltext:
         paper_id = self._paper_id(request.paper, owner)
         now = now_iso()
         with self.store.write() as conn:
-            study, granted = repo.get_study_role(conn, request.study, account=owner)
-            access.require_role(granted, "write")
+            study, _ = repo.study_with_role(conn, request.study, account=owner, need="write")
             paper = self._paper_in(conn, study.id, paper_id)
             have = links.pdf_links(conn, study.id).get(paper.id)
             wanted = "suggested" if confirm else None
@@ -386,8 +383,7 @@ class StudyFulltext:
         content already in the library is linked instead) and link it to the paper."""
         paper_id = self._paper_id(request.paper, owner)
         with self.store.read() as conn:
-            study, granted = repo.get_study_role(conn, request.study, account=owner)
-            access.require_role(granted, "write")
+            study, _ = repo.study_with_role(conn, request.study, account=owner, need="write")
             paper = self._paper_in(conn, study.id, paper_id)
         lib = self.parts.pdfs
         files = lib.corpus().files
@@ -431,8 +427,7 @@ class StudyFulltext:
         its submission's transaction — a server's worker on the same store never takes it —
         and run here to its end (lease ``here_lease`` seconds, renewed as it runs)."""
         with self.store.read() as conn:
-            study, granted = repo.get_study_role(conn, ref, account=owner)
-            access.require_role(granted, "write")
+            study, _ = repo.study_with_role(conn, ref, account=owner, need="write")
         if (job := self._job(study.id, owner)) is None or not job.active:
             params = {"study_id": study.id, "study_name": study.name}
             if here_lease is None:

@@ -67,8 +67,7 @@ def set_import_source(store: Store, request: ImportSourceRequest, owner: str) ->
     """One transaction: the import's source in its document and on its records, with a
     line in the Study's history. Needs write on the Study."""
     with store.write() as conn:
-        row, granted = repo.get_study_role(conn, request.study, account=owner)
-        access.require_role(granted, "write")
+        row, _ = repo.study_with_role(conn, request.study, account=owner, need="write")
         if not (request.name or "").strip() and not (request.kind or "").strip():
             raise EditInputError(
                 "name the source (e.g. Embase) or choose its kind (database, register, other)",

@@ -105,8 +105,7 @@ def _into_trash(
 
 
 def _study(conn: Connection, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
-    row, granted = repo.get_study_role(conn, ref, account=owner)
-    access.require_role(granted, need)
+    row, _ = repo.study_with_role(conn, ref, account=owner, need=need)
     return row
 
 

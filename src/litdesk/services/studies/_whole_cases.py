@@ -57,8 +57,7 @@ class WholeSearches:
 
     def _study(self, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
         with self.store.read() as conn:
-            row, granted = repo.get_study_role(conn, ref, account=owner)
-            access.require_role(granted, need)
+            row, _ = repo.study_with_role(conn, ref, account=owner, need=need)
         return row
 
     async def preview(self, request: AddSearchRequest, *, owner: str) -> AddSearchPreview:

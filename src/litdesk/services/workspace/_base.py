@@ -135,8 +135,7 @@ class WorkspaceBase:
         return repo.add_study_paper(conn, study_id, paper_id, now, paper_owner=owner)
 
     def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
-        row, role = repo.get_study_role(conn, ref, account=self.owner)
-        access.require_role(role, need)
+        row, _ = repo.study_with_role(conn, ref, account=self.owner, need=need)
         return row
 
     def _history(
