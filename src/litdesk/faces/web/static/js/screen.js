@@ -92,6 +92,18 @@ function install(root) {
     url.search = new URLSearchParams(nextParams()).toString();
     return url.toString();
   };
+  // The progress bar stays at the top of the window (sticky): the next record is shown from
+  // its title just below the bar, not under it, and the decision panel (sticky beside the
+  // record on a wide screen) stops below it too (--screen-status-h in screen.css).
+  const status = $("screen-status");
+  const barHeight = () => (status ? status.getBoundingClientRect().height : 0);
+  const keepBarHeight = () => root.style.setProperty("--screen-status-h", `${Math.ceil(barHeight())}px`);
+  if (status && typeof ResizeObserver === "function") new ResizeObserver(keepBarHeight).observe(status);
+  keepBarHeight();
+  const showFromTitle = () => {
+    const top = card.getBoundingClientRect().top + window.scrollY - barHeight() - 8;
+    window.scrollTo({ top: Math.max(0, top) });
+  };
   const say = (text) => { if (!flash) return; flash.textContent = text; flash.hidden = !text; };
   const fail = (text) => { if (!error) return; error.textContent = text; error.hidden = !text; };
 
@@ -214,7 +226,7 @@ function install(root) {
     if (reason) reason.value = "";
     if (note) note.value = "";
     fail("");
-    card.scrollIntoView({ block: "start" });
+    showFromTitle();
     card.focus({ preventScroll: true });
     return true;
   }
