@@ -61,6 +61,12 @@ _GEOMETRY = """() => {
 }"""
 
 
+_LONGER_BAR = """() => { document.getElementById('model-line').textContent =
+  'Model litdesk-svm-2 v15, 17 decisions, retraining '.repeat(3); }"""
+_TITLE_BELOW_BAR = """() => document.getElementById('record-title').getBoundingClientRect().top >=
+  document.getElementById('screen-status').getBoundingClientRect().bottom"""
+
+
 @pytest.mark.parametrize("width", [1280, 420])
 def test_the_next_record_title_is_below_the_sticky_bar(
     context: Any, running: Running, width: int
@@ -81,3 +87,7 @@ def test_the_next_record_title_is_below_the_sticky_bar(
         assert g["title"] >= g["bar"], (width, g)  # and its title is not under the bar
         if width == 1280:  # the decision panel (sticky beside the record) below it too
             assert g["side"] >= g["bar"], g
+        # the counts and the model's line come when the decision is saved, and a longer line
+        # wraps the bar onto more lines: the title stays below the bar as it grows
+        pg.evaluate(_LONGER_BAR)
+        pg.wait_for_function(_TITLE_BELOW_BAR, timeout=5_000)

@@ -97,7 +97,18 @@ function install(root) {
   // record on a wide screen) stops below it too (--screen-status-h in screen.css).
   const status = $("screen-status");
   const barHeight = () => (status ? status.getBoundingClientRect().height : 0);
-  const keepBarHeight = () => root.style.setProperty("--screen-status-h", `${Math.ceil(barHeight())}px`);
+  let barNow = 0;
+  const keepBarHeight = () => {
+    const before = barNow;
+    barNow = barHeight();
+    root.style.setProperty("--screen-status-h", `${Math.ceil(barNow)}px`);
+    // the counts and the model's line arrive after the record (when its decision is saved) and
+    // may wrap the bar onto another line: a title shown just below the bar stays below it
+    const title = $("record-title");
+    if (!title || barNow <= before || window.scrollY <= 0) return;
+    const top = title.getBoundingClientRect().top;
+    if (top < barNow && top >= before) window.scrollBy(0, top - barNow - 8);
+  };
   if (status && typeof ResizeObserver === "function") new ResizeObserver(keepBarHeight).observe(status);
   keepBarHeight();
   const showFromTitle = () => {
