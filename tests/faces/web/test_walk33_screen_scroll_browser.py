@@ -39,9 +39,7 @@ def _study(c: httpx.Client) -> str:
     files = [("files", ("long.ris", _ris(), "application/x-research-info-systems"))]
     r = c.post("/api/v1/imports", params={"study": sid}, files=files)
     assert r.status_code == 200 and not r.json()["refused"], r.text
-    r = c.post(
-        f"/api/v1/studies/{sid}/screening/settings", json={"default_order": "original"}
-    )
+    r = c.post(f"/api/v1/studies/{sid}/screening/settings", json={"default_order": "original"})
     assert r.status_code == 200, r.text
     return sid
 

@@ -39,11 +39,15 @@ _BLANKS: Final = re.compile(r"(?<!\s)\s*\n\s*\n\s*")
 
 
 #: a tag as markup writes it: ``<name attrs>``, ``</name>``, ``<name/>`` (name with a namespace)
-_TAG: Final = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,30}(?::[A-Za-z][A-Za-z0-9-]{0,30})?)([^<>]{0,500})>")
+_TAG: Final = re.compile(
+    r"<(/?)([A-Za-z][A-Za-z0-9]{0,30}(?::[A-Za-z][A-Za-z0-9-]{0,30})?)([^<>]{0,500})>"
+)
 _PLAIN_INLINE: Final = frozenset(
     {"i", "b", "em", "strong", "sup", "sub", "u", "sc", "span", "small", "italic", "bold"}
 )
-_PLAIN_BLOCK: Final = frozenset({"p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol"})
+_PLAIN_BLOCK: Final = frozenset(
+    {"p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol"}
+)
 #: PubMed's abstract elements, as The Lens and Dimensions copy them
 _PUBMED: Final = frozenset({"abstracttext", "copyrightinformation", "abstract", "otherabstract"})
 _JATS_BLOCK: Final = frozenset({"p", "sec", "title", "list-item", "list", "label", "abstract"})
