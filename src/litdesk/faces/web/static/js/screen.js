@@ -127,6 +127,7 @@ function install(root) {
       line.replaceChildren(el("span", `${fmt(c.screened)} of ${fmt(c.total)} screened`, "count"));
       let rest = `, ${fmt(c.included)} included`;
       if (c.maybe) rest += `, ${fmt(c.maybe)} maybe`;
+      if (c.not_retrieved) rest += `, ${fmt(c.not_retrieved)} recorded not retrieved`;
       if (pr.all && pr.mine.screened !== pr.all.screened) rest += ` · you: ${fmt(pr.mine.screened)}`;
       else if (pr.blind) rest += " (yours; blind)";
       line.append(document.createTextNode(rest));
