@@ -24,7 +24,11 @@ def test_the_full_text_counts_name_the_reports_not_retrieved(running: Running) -
             keys.append(card["record_key"])
             c.post(
                 f"{_api(sid)}/decisions",
-                json={"stage": "title_abstract", "record_key": card["record_key"], "verdict": "include"},
+                json={
+                    "stage": "title_abstract",
+                    "record_key": card["record_key"],
+                    "verdict": "include",
+                },
             ).raise_for_status()
         study = c.get(f"/study/{sid}").text
         counts = study.split('id="screen-counts-full_text"', 1)[1].split("</span>", 1)[0]
@@ -44,3 +48,35 @@ def test_the_full_text_counts_name_the_reports_not_retrieved(running: Running) -
         page = c.get(f"/study/{sid}/screen", params={"stage": "full_text"}).text
         line = page.split('id="progress-line"', 1)[1].split("</span>\n", 1)[0]
         assert "1 recorded not retrieved" in line, line
+
+
+def test_the_end_of_the_queue_says_the_reports_left_are_not_retrieved(running: Running) -> None:
+    """With every report decided but one recorded not retrieved, the page said "Every record
+    you have not decided already has its decision: none is waiting for you" — a single
+    reviewer's Study, where no record has anyone else's decision."""
+    with running.writer() as c:
+        sid = make_screening_study(c)
+        keys = []
+        for _ in range(2):
+            card = c.get(f"{_api(sid)}/next", params={"stage": "title_abstract"}).json()
+            keys.append(card["record_key"])
+            c.post(
+                f"{_api(sid)}/decisions",
+                json={
+                    "stage": "title_abstract",
+                    "record_key": card["record_key"],
+                    "verdict": "include",
+                },
+            ).raise_for_status()
+        c.post(
+            f"{_api(sid)}/retrieval", json={"record_key": keys[0], "retrieved": False}
+        ).raise_for_status()
+        c.post(
+            f"{_api(sid)}/decisions",
+            json={"stage": "full_text", "record_key": keys[1], "verdict": "include"},
+        ).raise_for_status()
+        page = c.get(f"/study/{sid}/screen", params={"stage": "full_text"}).text
+        assert 'id="screen-done"' in page
+        why = page.split('id="done-why"', 1)[1].split("</p>", 1)[0]
+        assert "already has its" not in why, why
+        assert "recorded as not retrieved" in why, why

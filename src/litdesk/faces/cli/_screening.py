@@ -9,6 +9,7 @@ the previous model's (``screen next`` never waits for one)."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -40,11 +41,13 @@ RecordArg = Annotated[
 ]
 
 
-def _card(view: CardView) -> None:
+def _card(view: CardView, study: str) -> None:
     mine = view.progress.mine
+    missing = mine.get("not_retrieved", 0)  # left, but passed over until marked retrieved
+    held = f" ({missing:,} recorded not retrieved)" if missing else ""
     _say(
         f"[{view.stage}] {mine['screened']:,} of {mine['total']:,} screened by you, "
-        f"{mine['included']:,} included; {mine['remaining']:,} left — {view.order.label}"
+        f"{mine['included']:,} included; {mine['remaining']:,} left{held} — {view.order.label}"
     )
     news = view.progress.updates
     if news is not None:  # a living review: what its update rounds brought
@@ -54,6 +57,13 @@ def _card(view: CardView) -> None:
         _say(f"{rounds} added {plural(news.added, 'record')} to screen{latest}; {left}")
     if view.done:
         _say("Nothing left for you to screen at this stage.")
+        if missing and missing >= mine["remaining"]:
+            _say(
+                f"The {plural(missing, 'report')} left {'is' if missing == 1 else 'are'} recorded "
+                "not retrieved (PRISMA 2020: reports not retrieved); to decide on one, "
+                f"first: litdesk screen retrieval {shlex.quote(study)} KEY --retrieved (their keys: "
+                f"litdesk study prisma {shlex.quote(study)} --box not_retrieved)"
+            )
         return
     _say(f"record {view.record_key}")
     _say(view.title or "(no title)")
@@ -284,7 +294,7 @@ def next_cmd(
     if as_json:
         emit_json(view.to_dict())
     else:
-        _card(view)
+        _card(view, study)
 
 
 def decide_cmd(

@@ -183,6 +183,8 @@ def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
     brief = {k: settings[k] for k in keep}
     # full text waits for an account that may not see title/abstract while it is blind
     brief["full_text_waits"] = view.role != "owner" and view.settings.blind("title_abstract")
+    # the end of the queue says "its two reviews" only where a stage has two
+    brief["dual_review"] = dict(view.settings.dual_review)
     return brief
 
 
