@@ -113,6 +113,10 @@ class StoppingGuidance:
     curve: tuple[int, ...]
     consecutive_irrelevant: int
     remaining: RemainingEstimate | None
+    #: what ``screened`` counts, as the advice says it: "screened" by the one reviewer whose
+    #: decisions these are, or "decided by at least one reviewer" for a pair's (every record
+    #: someone decided: neither one reviewer's count nor the settled ones)
+    counted: str = "screened"
 
     @property
     def advice(self) -> str:
@@ -120,7 +124,8 @@ class StoppingGuidance:
         parts = [
             # "maybe" counts as relevant (the model's label): the page's counts beside this
             # say "5 included, 2 maybe", so "7 included" here read as a contradiction
-            f"{self.screened:,} of {self.records:,} screened, {self.found:,} included or maybe",
+            f"{self.screened:,} of {self.records:,} {self.counted}, "
+            f"{self.found:,} included or maybe",
             f"{self.consecutive_irrelevant:,} irrelevant in a row",
         ]
         if self.remaining is not None:
@@ -140,15 +145,21 @@ class StoppingGuidance:
             "curve": list(self.curve),
             "consecutive_irrelevant": self.consecutive_irrelevant,
             "remaining": None if self.remaining is None else self.remaining.to_dict(),
+            "counted": self.counted,
             "advice": self.advice,
         }
 
 
 def stopping_guidance(
-    decisions: Sequence[bool], records: int, check: Sequence[bool] | None = None
+    decisions: Sequence[bool],
+    records: int,
+    check: Sequence[bool] | None = None,
+    *,
+    counted: str = "screened",
 ) -> StoppingGuidance:
     """Guidance after ``decisions`` (in the order made) on a set of ``records``; ``check``
-    holds the decisions on the random check set when one was screened."""
+    holds the decisions on the random check set when one was screened; ``counted`` says
+    what the decisions count (:attr:`StoppingGuidance.counted`)."""
     if len(decisions) > records:
         raise ScreeningInputError(
             f"{len(decisions)} decisions on a set of {records} records", code="bad_decisions"
@@ -162,4 +173,5 @@ def stopping_guidance(
         curve=tuple(curve),
         consecutive_irrelevant=consecutive_irrelevant(decisions),
         remaining=None if not check else estimate_remaining(check, records, found),
+        counted=counted,
     )

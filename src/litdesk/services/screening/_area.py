@@ -691,7 +691,8 @@ class ScreeningArea(TeamScreening):
         blind = ctx.config.blind(stage)
         labels = state.my_labels if blind else state.labels
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
-        guidance = guidance_of(ctx, state, labels)
+        pair = ctx.config.policy(stage).reviewers_required > 1
+        guidance = guidance_of(ctx, state, labels, by_anyone=pair and not blind)
         model, _ = self._model(ctx, state)
         return ProgressView(
             ctx.study.id,

@@ -260,7 +260,12 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup, names: Names) -> Card
     }
 
 
-def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> Guidance:
+def guidance(
+    ctx: Ctx, state: StageState, labels: dict[str, bool], *, by_anyone: bool = False
+) -> Guidance:
+    """Stopping guidance on ``labels`` (in the order decided); ``by_anyone``: they are every
+    reviewer's (a revealed pair's stage), so the advice says "decided by at least one
+    reviewer", not "screened" (beside it, "screened by you" and "settled" count otherwise)."""
     total = len(state.items)
     size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
     seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
@@ -268,7 +273,12 @@ def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> Guidance:
     decided = [labels[k] for k in sample if k in labels]
     shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
     return Guidance(
-        stopping_guidance(list(labels.values()), total, shown),
+        stopping_guidance(
+            list(labels.values()),
+            total,
+            shown,
+            counted="decided by at least one reviewer" if by_anyone else "screened",
+        ),
         {
             "size": size,
             "decided": len(decided),
