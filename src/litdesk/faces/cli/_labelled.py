@@ -135,9 +135,22 @@ def _values(records: list[RecordTrace], column: str) -> tuple[list[list[str]], b
             return [c or [] for c in notes], True
     raise InputError(
         f"no label column {column!r} (labels are read from a CSV/TSV column that is not one of "
-        "the record fields, or from ASReview's RIS note with --labels N1)",
+        f"the record fields, or from ASReview's RIS note with --labels N1); {_others(records)}",
         code="no_label_column",
     )
+
+
+def _others(records: list[RecordTrace]) -> str:
+    """The file's columns (or RIS tags) that are not record fields, as a refusal names them."""
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(record.extras or {}))
+        if len(names) > 40:
+            break
+    if not names:
+        return "the file has no column besides the record fields"
+    shown = ", ".join(repr(n) for n in list(names)[:40])
+    return f"the file's other columns: {shown}"
 
 
 def _label(values: list[str], notes: bool) -> Label | str:
