@@ -1,4 +1,4 @@
-"""Stopping guidance names what it counts once a stage has two reviewers (walk33).
+"""Stopping guidance names what it counts once a stage has two reviewers (issue 28).
 
 On a revealed dual-review stage the progress page showed three "screened" figures that
 disagree: "Screened by you 60", "Settled 45" and the guidance's "74 of 269 screened, 59

@@ -1,4 +1,4 @@
-"""Bibliographic markup that arrives *as markup* in an export's titles and abstracts (walk33).
+"""Bibliographic markup that arrives *as markup* in an export's titles and abstracts (issue 28).
 
 The Lens's and Dimensions' RIS exports copy the publisher's JATS (``<jats:p>``,
 ``<jats:title>Abstract</jats:title>``) and PubMed's XML (``<AbstractText Label="BACKGROUND"

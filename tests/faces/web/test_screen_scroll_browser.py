@@ -1,4 +1,4 @@
-"""The screening page's record stays in view under the sticky progress bar (walk33).
+"""The screening page's record stays in view under the sticky progress bar (issue 28).
 
 After a decision the page shows the next record from its title: it was scrolled to the top
 of the window, under the progress bar that stays there (``position: sticky``), so the title

@@ -1,5 +1,5 @@
 """``litdesk screen simulate`` names the columns it could read labels from when ``--labels``
-names none of them (walk33): a file whose label column is ``Included?`` run with
+names none of them (issue 28): a file whose label column is ``Included?`` run with
 ``--labels included`` said only "no label column 'included'", leaving the user to open the
 file to find the name."""
 

@@ -1,4 +1,4 @@
-"""The reports recorded not retrieved are named where the full-text counts are (walk33).
+"""The reports recorded not retrieved are named where the full-text counts are (issue 28).
 
 The Study page said "100 of 128 screened, 74 included, 26 excluded" at full text and the
 screening page "100 of 128 screened, 74 included", while 3 of the 28 left were recorded not

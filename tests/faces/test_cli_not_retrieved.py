@@ -1,5 +1,5 @@
 """``litdesk screen next`` at the end of the full-text queue when the reports left are
-recorded not retrieved (walk33): it said "3 left" and then "Nothing left for you to screen at
+recorded not retrieved (issue 28): it said "3 left" and then "Nothing left for you to screen at
 this stage." with no word of why; now it says the 3 are recorded not retrieved and how to
 decide on one."""
 
