@@ -95,3 +95,54 @@ def test_study_fulltext_lists_matches_confirms_undoes_and_attaches(
         "--show must be one of sought, missing, all"
         in cli("study", "fulltext", "Heart", "--show", "some", code=2).output
     )
+
+
+def test_a_pdf_attached_to_the_wrong_paper_is_linked_with_its_doubt(
+    cli, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """A PDF a person uploads for a paper is linked (they chose it), but when its first
+    pages are another paper's of the Study — or name another DOI — the CLI, the JSON and
+    the listing say so, with how to undo it."""
+    cli("study", "new", "Heart")
+    cli("paper", "save", "--doi", "10.1155/2010/157939", "--title", "Patient experiences",
+        "--study", "Heart")  # fmt: skip
+    cli("paper", "save", "--doi", "10.1000/other.1", "--title", "Another trial", "--study", "Heart")
+    # the Hindawi PDF (already in the library) uploaded for the wrong paper
+    pdf = tmp_path / "mine.pdf"
+    shutil.copyfile(fixtures_dir / "pdf/hindawi_rrp_2010_157939.pdf", pdf)
+    out = cli("study", "attach", "Heart", "10.1000/other.1", pdf).output
+    assert "is now the PDF of Another trial" in out
+    assert "Check this PDF: it looks like another paper of this Study, 'Patient experiences'" in out
+    assert "DOI 10.1155/2010/157939 on both" in out
+    assert "litdesk study fulltext Heart --undo" in out
+    listed = json.loads(cli("study", "fulltext", "Heart", "--json").output)
+    other = next(p for p in listed["papers"] if p["doi"] == "10.1000/other.1")
+    assert other["pdf"]["doubt"] is True and other["pdf"]["state"] == "linked"
+    assert "Patient experiences" in other["pdf"]["detail"]
+    assert "Check this PDF" in cli("study", "fulltext", "Heart").output
+    # the right paper's own PDF: no doubt
+    right = json.loads(cli("study", "attach", "Heart", "10.1155/2010/157939", pdf, "--json").output)
+    assert right["doubt"] is None
+    listed = json.loads(cli("study", "fulltext", "Heart", "--json").output)
+    mine = next(p for p in listed["papers"] if p["doi"] == "10.1155/2010/157939")
+    assert mine["pdf"]["doubt"] is False and mine["pdf"]["detail"] == "uploaded for this paper"
+    # the reviewer screening its full text is told before reading it
+    cli("screen", "decide", "Heart", other["id"], "include")
+    card = cli("screen", "next", "Heart", "--stage", "ft").output
+    assert "Another trial" in card and "full text: PDF hindawi_rrp_2010_157939.pdf" in card
+    assert "Check this PDF: it looks like another paper of this Study" in card
+    shown = json.loads(cli("screen", "next", "Heart", "--stage", "ft", "--json").output)
+    assert "'Patient experiences'" in shown["full_text"]["pdf"]["doubt"]
+    # a new upload (stored in the inbox) naming a DOI that is no paper's of the Study
+    new = tmp_path / "wheat.pdf"
+    shutil.copyfile(fixtures_dir / "pdf/plosone_2018_0197919.pdf", new)
+    stored = json.loads(cli("study", "attach", "Heart", "10.1000/other.1", new, "--json").output)
+    assert stored["stored"] is True
+    assert stored["doubt"] == (
+        "Check this PDF: its first pages name DOI 10.1371/journal.pone.0197919; "
+        "this paper's is 10.1000/other.1"
+    )
+    # undone as the message says
+    cli("study", "fulltext", "Heart", "--undo", "10.1000/other.1")
+    listed = json.loads(cli("study", "fulltext", "Heart", "--json").output)
+    assert next(p for p in listed["papers"] if p["doi"] == "10.1000/other.1")["pdf"] is None

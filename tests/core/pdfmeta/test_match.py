@@ -89,3 +89,38 @@ def test_pubmed_ids_and_surnames() -> None:
     assert find_pubmed_ids(["nothing"]) == (None, None)
     assert surname("Smith, John") == surname("John Smith") == "smith"
     assert surname("José Núñez") == "nunez"
+
+
+def test_a_hand_attached_pdf_that_is_another_papers_is_doubted() -> None:
+    from litdesk.core.pdfmeta import DOUBT_PREFIX, attach_doubt
+
+    hindawi = Paper(id="DOI-H", title="Patient X", doi="10.1155/2010/157939")
+    other = Paper(id="DOI-O", title="Another paper entirely", doi="10.1000/other")
+    # the PDF is the paper's: nothing to say
+    assert attach_doubt(hindawi, HINDAWI_PDF, [other]) is None
+    # attached to the wrong paper: the Study's paper it is named, with how it matched
+    doubt = attach_doubt(other, HINDAWI_PDF, [other, hindawi])
+    assert doubt is not None and doubt.startswith(DOUBT_PREFIX)
+    assert "'Patient X'" in doubt and "DOI 10.1155/2010/157939 on both" in doubt
+    # a verified title of another paper (no identifier on the PDF) is named too
+    doubt = attach_doubt(other, SPECTER_PDF, [specter()])
+    assert doubt is not None and "first page is the paper's title" in doubt
+    # no other paper is it, but its DOI contradicts the paper's
+    doubt = attach_doubt(other, HINDAWI_PDF, [])
+    assert doubt == (
+        f"{DOUBT_PREFIX}its first pages name DOI 10.1155/2010/157939; this paper's is 10.1000/other"
+    )
+    # an identifier of a kind the paper lacks, or no identifier: no doubt from a title guess
+    assert attach_doubt(Paper(id="DOI-Y", title="Patient Y"), HINDAWI_PDF, []) is None
+    assert attach_doubt(other, PdfFacts("e" * 64, "x.pdf", title="Something else"), []) is None
+
+
+def test_the_certain_match_of_another_paper_is_named_before_a_title_one() -> None:
+    from litdesk.core.pdfmeta import attach_doubt
+
+    pdf = PdfFacts("f" * 64, "s.pdf", doi="10.18653/v1/2020.acl-main.207", title=SPECTER)
+    by_title = specter(id="OAX-W2")  # the same title, no DOI
+    by_doi = Paper(id="DOI-S", title="Specter (published)", doi="10.18653/v1/2020.acl-main.207")
+    mine = Paper(id="DOI-M", title="Mine", doi="10.1000/mine")
+    doubt = attach_doubt(mine, pdf, [by_title, by_doi])
+    assert doubt is not None and "'Specter (published)'" in doubt and "DOI" in doubt

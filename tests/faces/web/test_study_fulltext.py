@@ -135,6 +135,35 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         started = c.post(f"{base}/check")
         assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"
 
+        # a PDF uploaded for the wrong paper: linked, with its doubt on both pages
+        wrong = (fixtures_dir / "pdf/plosone_2018_0197919.pdf").read_bytes()
+        r = c.post(
+            "/api/v1/study-pdfs",
+            params={"study": sid, "paper_id": ids["hindawi"]},
+            files=[("file", ("wheat.pdf", wrong, "application/pdf"))],
+        )
+        assert r.status_code == 200, r.text
+        doubt = (
+            "Check this PDF: its first pages name DOI 10.1371/journal.pone.0197919; "
+            "this paper&#39;s is 10.1155/2010/157939"
+        )
+        assert r.json()["doubt"] == doubt.replace("&#39;", "'")
+        assert (
+            f'<span class="tag warn pdf-doubt">{doubt}</span>'
+            in c.get(f"/study/{sid}/fulltext").text
+        )
+        assert f'#paper-{ids["hindawi"]}">{doubt}</a>' in c.get(f"/study/{sid}").text
+        # and on the full-text screening card, before the reviewer reads it
+        rows = c.get(f"/api/v1/studies/{sid}/records").json()["records"]
+        key = next(r["group"] for r in rows if r["title"].startswith("Patient expe"))
+        r = c.post(
+            f"/api/v1/studies/{sid}/screening/decisions",
+            json={"stage": "title_abstract", "record_key": key, "verdict": "include"},
+        )
+        assert r.status_code == 200, r.text
+        card = c.get(f"/study/{sid}/screen", params={"stage": "full_text"}).text
+        assert f'<p class="tag warn pdf-doubt" id="pdf-doubt">{doubt}</p>' in card
+
 
 def test_the_api_twins_are_in_openapi_and_writes_need_the_origin(running: Running) -> None:
     with running.client() as plain:

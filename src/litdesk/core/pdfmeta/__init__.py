@@ -9,10 +9,12 @@ from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._match import (
+        DOUBT_PREFIX,
         MIN_TITLE_WORDS,
         MatchHow,
         PdfFacts,
         PdfMatch,
+        attach_doubt,
         find_pubmed_ids,
         match_paper,
         surname,
@@ -21,6 +23,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._types import SOURCE, Found, PdfHead, PdfMeta, TextLine
 
 __all__ = [
+    "DOUBT_PREFIX",
     "MIN_TITLE_WORDS",
     "SOURCE",
     "Found",
@@ -28,6 +31,7 @@ __all__ = [
     "PdfFacts",
     "PdfHead",
     "PdfMatch",
+    "attach_doubt",
     "PdfMeta",
     "TextLine",
     "find_pubmed_ids",

@@ -28,10 +28,12 @@ from litdesk.core.records import (
 from ._read import normalise_title
 
 __all__ = [
+    "DOUBT_PREFIX",
     "MIN_TITLE_WORDS",
     "MatchHow",
     "PdfFacts",
     "PdfMatch",
+    "attach_doubt",
     "find_pubmed_ids",
     "match_paper",
     "surname",
@@ -169,3 +171,45 @@ def match_paper(paper: Paper, pdfs: Sequence[PdfFacts]) -> PdfMatch | None:
         return None  # none, or several different PDFs with this title: a person attaches one
     pdf, why = found[0]
     return PdfMatch(pdf.sha256, pdf.file, "title", why)
+
+
+#: How a hand-made link's doubt begins (stored as the link's detail, shown beside it).
+DOUBT_PREFIX: Final = "Check this PDF: "
+
+
+def attach_doubt(paper: Paper, pdf: PdfFacts, others: Iterable[Paper]) -> str | None:
+    """Why a PDF a person attached to ``paper`` looks like another paper's, in words
+    (beginning :data:`DOUBT_PREFIX`), or ``None``: the link stands either way (a person
+    chose it), the doubt is shown beside it with its undo.
+
+    * ``None`` when the PDF is ``paper``'s by :func:`match_paper` (an identifier on both,
+      or its verified title);
+    * when it is one of ``others``' (the Study's other papers) by the same rule: that
+      paper's title and how it matched (certain matches first);
+    * else when the PDF names an identifier of a kind the paper has, with another value.
+
+    Nothing is said of a PDF that names no identifier and whose title matches no paper:
+    titles read from first pages are not certain enough to contradict a person."""
+    if match_paper(paper, [pdf]) is not None:
+        return None
+    found: list[tuple[Paper, PdfMatch]] = []
+    for other in others:
+        if other.id == paper.id:
+            continue
+        m = match_paper(other, [pdf])
+        if m is not None:
+            found.append((other, m))
+            if m.certain:
+                break
+    if found:
+        other, m = sorted(found, key=lambda f: not f[1].certain)[0]
+        title = (other.title or other.id)[:160]
+        return f"{DOUBT_PREFIX}it looks like another paper of this Study, {title!r} ({m.detail})"
+    mine, theirs = _ids(paper), _pdf_ids(pdf)
+    for kind in _ID_KINDS:
+        if kind in mine and kind in theirs and mine[kind] != theirs[kind]:
+            return (
+                f"{DOUBT_PREFIX}its first pages name {_LABEL[kind]} {theirs[kind][:120]}; "
+                f"this paper's is {mine[kind][:120]}"
+            )
+    return None

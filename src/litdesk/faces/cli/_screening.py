@@ -101,6 +101,8 @@ def _card(view: CardView, study: str) -> None:
         if ft["retrieval"]:
             where.append(f"marked {ft['retrieval']['status'].replace('_', ' ')}")
         _say("full text: " + (", ".join(where) or "none found yet"))
+        if ft["pdf"] and ft["pdf"]["doubt"]:
+            _say(ft["pdf"]["doubt"])
     if view.my_verdict:
         _say(f"your decision: {view.my_verdict}")
 

@@ -52,6 +52,8 @@ def _print(view: FulltextView) -> None:
         if pdf is not None:
             mark = "suggested: " if pdf["state"] == "suggested" else ""
             bits.append(f"{mark}{pdf['file']} ({pdf['how']})")
+            if pdf["doubt"]:  # uploaded for it, but its first pages are another paper's
+                bits.append(pdf["detail"])
         if text is not None:
             bits.append(
                 f"full text {text['licence'] or 'available'}"
@@ -182,6 +184,8 @@ def study_attach(
         return
     where = "stored in the library's inbox" if done.stored else "already in the library"
     _say(f"{done.file} ({where}) is now the PDF of {done.paper_title or done.paper_id}")
+    if done.doubt:
+        _say(f"{done.doubt}. If it is not: litdesk study fulltext {study} --undo {done.paper_id}")
     if done.index_job is not None:
         _say("It is read by the library's index job (litdesk library index to run it now).")
 

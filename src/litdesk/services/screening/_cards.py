@@ -13,6 +13,7 @@ from typing import Final
 
 from litdesk.adapters.store import Store, repo, screening, whole_searches
 from litdesk.adapters.store import fulltext as links
+from litdesk.core.pdfmeta import DOUBT_PREFIX
 from litdesk.core.screening import (
     SVM_MODEL,
     DecisionHistory,
@@ -250,7 +251,14 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup, names: Names) -> Card
         # the sha256 opens the PDF in the viewer (its first page shown beside the form)
         "pdf": None
         if pdf is None
-        else {"paper_id": pdf.paper_id, "file": pdf.file, "sha256": pdf.sha256},
+        else {
+            "paper_id": pdf.paper_id,
+            "file": pdf.file,
+            "sha256": pdf.sha256,
+            "doubt": pdf.detail
+            if pdf.how == "upload" and pdf.detail.startswith(DOUBT_PREFIX)
+            else None,
+        },
         "licensed_full_text": None
         if check is None
         else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},

@@ -98,6 +98,9 @@ class PdfRef(TypedDict):
     paper_id: str
     file: str
     sha256: str
+    #: the PDF was uploaded for this paper but its first pages are another paper's: why
+    #: (:func:`litdesk.core.pdfmeta.attach_doubt`); None: nothing to doubt
+    doubt: str | None
 
 
 class LicensedText(TypedDict):

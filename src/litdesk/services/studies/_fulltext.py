@@ -39,7 +39,14 @@ from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.library import CHUNKING_VERSION
-from litdesk.core.pdfmeta import PdfFacts, find_pubmed_ids, match_paper, read_meta
+from litdesk.core.pdfmeta import (
+    DOUBT_PREFIX,
+    PdfFacts,
+    attach_doubt,
+    find_pubmed_ids,
+    match_paper,
+    read_meta,
+)
 from litdesk.core.records import Paper
 from litdesk.services.fulltext import FullTextFetchFailed, FullTextResult, NoFullText
 from litdesk.services.jobs import Handler, JobContext, JobRunner, Jobs, JobView, worker_name
@@ -389,25 +396,29 @@ class StudyFulltext:
         files = lib.corpus().files
         known = hash_files(lib.catalogue, files)
         sha = hashlib.sha256(request.data).hexdigest()
-        same = [f.name for f in files if known.get(f.path) == sha]
+        same = [f for f in files if known.get(f.path) == sha]
         stored = not same
         if same:
-            file = same[0]
+            file, path = same[0].name, same[0].path
         else:
             taken = {f.name: "the library" for f in files}
             done = store_upload(
                 lib.inbox, Upload(request.name, io.BytesIO(request.data)),
                 limit=self.parts.upload_limit, taken=taken, hashes={},
             )  # fmt: skip
-            file, sha = done.file, done.sha256
+            file, sha, path = done.file, done.sha256, lib.inbox / done.file
+        facts = self._head(sha, file, path)  # its first pages, read once (kept per content)
+        if not same:
             lib.publish_upload(file)  # for every host (a shared object store)
         now = now_iso()
         with self.store.write() as conn:
             access.require_study(conn, owner, study.id, "write")
+            # the link stands (a person chose it); a PDF that is another paper's says so
+            doubt = attach_doubt(paper, facts, study_papers(conn, study.id)) if facts else None
             links.put_pdf_link(
                 conn,
                 links.PdfLinkRow(
-                    study.id, paper.id, sha, file, "upload", "uploaded for this paper",
+                    study.id, paper.id, sha, file, "upload", doubt or "uploaded for this paper",
                     "linked", owner, now,
                 ),
             )  # fmt: skip
@@ -417,7 +428,7 @@ class StudyFulltext:
             if stored
             else None
         )
-        return AttachedPdfView(study.id, paper.id, paper.title, file, sha, stored, job)
+        return AttachedPdfView(study.id, paper.id, paper.title, file, sha, stored, job, doubt)
 
     # --- licensed full text ------------------------------------------------------------
 
@@ -545,6 +556,7 @@ def _pdf(row: links.PdfLinkRow | None) -> PdfLinkRow | None:
     return PdfLinkRow(
         file=row.file, sha256=row.sha256, how=row.how, detail=row.detail, state=row.state,
         by=row.by, at=row.at,
+        doubt=row.how == "upload" and row.detail.startswith(DOUBT_PREFIX),
     )  # fmt: skip
 
 

@@ -505,6 +505,9 @@ class PdfLinkRow(TypedDict):
     state: str  # linked | suggested (a rejected link is not shown as a PDF)
     by: str
     at: str
+    #: a PDF uploaded for this paper whose first pages are another paper's (``detail`` says
+    #: which and how: :func:`litdesk.core.pdfmeta.attach_doubt`)
+    doubt: bool
 
 
 class FulltextCheckRow(TypedDict):
@@ -632,6 +635,9 @@ class AttachedPdfView:
     sha256: str
     stored: bool  # False: the same content was already in the library (linked to it)
     index_job: JobView | None
+    #: why the PDF looks like another paper's (:func:`litdesk.core.pdfmeta.attach_doubt`):
+    #: linked all the same, shown beside the link with its undo; None: nothing to doubt
+    doubt: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -642,6 +648,7 @@ class AttachedPdfView:
             "sha256": self.sha256,
             "stored": self.stored,
             "index_job": self.index_job.to_dict() if self.index_job else None,
+            "doubt": self.doubt,
         }
 
 
