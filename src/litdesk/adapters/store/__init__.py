@@ -57,6 +57,8 @@ from ._engine import (
     load_json,
     make_engine,
     open_store,
+    records_changed,
+    records_version,
     sources_changed,
 )
 from ._forms import count_study_evidence, get_study_form, put_study_form
@@ -225,6 +227,8 @@ __all__ = [
     "memoised",
     "oidc",
     "open_store",
+    "records_changed",
+    "records_version",
     "sources_changed",
     "stored_record_paper",
     "recent_runs_holding",

@@ -45,6 +45,8 @@ __all__ = [
     "make_engine",
     "open_store",
     "rows_loaded",
+    "records_changed",
+    "records_version",
     "sources_changed",
 ]
 
@@ -241,6 +243,46 @@ def sources_changed(conn: Connection, study_id: str) -> None:
     changed.add(study_id)
 
 
+#: the connection's note of the Studies whose records a write transaction changed
+_RECORDS_CHANGED: Final = "litdesk_study_records_changed"
+
+
+def records_changed(conn: Connection, study_id: str) -> None:
+    """Note that ``conn`` changed the Study's records (``study_records``): a write
+    transaction gives the Study a fresh ``records_version`` just before it commits (after
+    its reconciliation, so that the ``studies`` row is locked last and briefly); any other
+    connection at once."""
+    if conn.get_execution_options().get("litdesk_write", False):
+        changed: set[str] = conn.info.setdefault(_RECORDS_CHANGED, set())
+        changed.add(study_id)
+    else:
+        _new_versions(conn, [study_id])
+
+
+def _new_versions(conn: Connection, study_ids: list[str]) -> None:
+    from uuid import uuid4
+
+    from ._schema import studies
+
+    stmt = (
+        sa.update(studies)
+        .where(studies.c.id == sa.bindparam("sid"))
+        .values(records_version=sa.bindparam("version"))
+    )
+    conn.execute(stmt, [{"sid": sid, "version": uuid4().hex} for sid in study_ids])
+
+
+def records_version(conn: Connection, study_id: str) -> str | None:
+    """The Study's records version (:func:`records_changed`): the same while its records
+    are; ``None`` when it has none yet (or no such Study): nothing may be kept by it."""
+    from ._schema import studies
+
+    version = conn.execute(
+        sa.select(studies.c.records_version).where(studies.c.id == study_id)
+    ).scalar_one_or_none()
+    return None if version is None else str(version)
+
+
 #: the hits of the whole searches a write transaction inserted (``run id -> (its
 #: transaction, the hit documents stored)``): that transaction's reconciliation of the
 #: Study's records reads them without a query (:func:`_whole_searches.written_hits`)
@@ -304,14 +346,18 @@ class Store:
             conn = conn.execution_options(litdesk_write=True)
             conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's notes
             conn.info.pop(_ROWS_LOADED, None)
+            conn.info.pop(_RECORDS_CHANGED, None)
             try:
                 with conn.begin():
                     yield conn
                     within = self._within
                     while within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
                         regroup |= {sid for sid in sorted(todo) if within(conn, sid)}
+                    if changed := conn.info.pop(_RECORDS_CHANGED, None):
+                        _new_versions(conn, sorted(changed))  # in a fixed order: no deadlock
             finally:
                 conn.info.pop(WHOLE_HITS_WRITTEN, None)  # never seen by a later transaction
+                conn.info.pop(_RECORDS_CHANGED, None)
             conn.info.pop(_SOURCES_CHANGED, None)
             loaded: dict[str, int] = conn.info.pop(_ROWS_LOADED, None) or {}
             if self.is_postgres and max(loaded.values(), default=0) >= ANALYZE_AFTER_ROWS:

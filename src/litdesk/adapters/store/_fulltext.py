@@ -7,8 +7,9 @@ whether a person still has to confirm it) and the latest full-text check per Stu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -26,6 +27,7 @@ __all__ = [
     "put_fulltext_check",
     "put_pdf_link",
     "read_state",
+    "retrieval_counts",
     "study_fulltext_checks",
     "study_pdf_links",
     "study_retrieval",
@@ -164,12 +166,73 @@ def fulltext_checks(conn: Connection, study_id: str) -> dict[str, FulltextCheckR
     }  # fmt: skip
 
 
+def _retrieval_join() -> sa.Join:
+    sp, lk, ck = study_papers.c, study_pdf_links, study_fulltext_checks
+    return study_papers.outerjoin(
+        lk, sa.and_(lk.c.study_id == sp.study_id, lk.c.paper_id == sp.paper_id)
+    ).outerjoin(ck, sa.and_(ck.c.study_id == sp.study_id, ck.c.paper_id == sp.paper_id))
+
+
+def _retrieval_counts() -> sa.Select[Any]:
+    lk, ck = study_pdf_links.c, study_fulltext_checks.c
+    linked = lk.state == "linked"
+    available = ck.available.is_(True)
+
+    def n(cond: sa.ColumnElement[bool]) -> sa.ColumnElement[Any]:
+        return sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0)
+
+    return (
+        sa.select(
+            sa.func.count(),
+            n(linked),
+            n(lk.state == "suggested"),
+            n(available),
+            sa.func.count(ck.paper_id),
+            n(sa.or_(linked, available)),
+        )
+        .select_from(_retrieval_join())
+        .where(study_papers.c.study_id == sa.bindparam("sid"))
+    )
+
+
+_COUNTS: Final = _retrieval_counts()
+
+
+def retrieval_counts(conn: Connection, study_id: str) -> tuple[int, int, int, int, int, int]:
+    """Over the Study's papers, in one aggregate row (no paper's row read): how many
+    papers, with a linked PDF, with a suggested one, with licensed full text, checked for
+    it, and with neither a linked PDF nor licensed full text — the counts
+    :func:`study_retrieval`'s rows give (a 5,000-paper Study's page built and counted
+    5,000 rows for them)."""
+    row = conn.execute(_COUNTS, {"sid": study_id}).one()
+    papers, pdf, suggested, text, checked, either = (int(v or 0) for v in row)
+    return papers, pdf, suggested, text, checked, papers - either
+
+
 def study_retrieval(
-    conn: Connection, study_id: str
+    conn: Connection, study_id: str, paper_ids: Sequence[str] | None = None
 ) -> tuple[set[str], dict[str, PdfLinkRow], dict[str, FulltextCheckRow]]:
-    """The ids of the Study's papers with the PDF link and latest full-text check of each
-    that has one — what ``study_paper_ids``, :func:`pdf_links` and :func:`fulltext_checks`
-    answer for the Study's papers, in one statement."""
+    """The ids of the Study's papers (``paper_ids`` of them when given) with the PDF link
+    and latest full-text check of each that has one — what ``study_paper_ids``,
+    :func:`pdf_links` and :func:`fulltext_checks` answer for the Study's papers, in one
+    statement (one per 500 of ``paper_ids``)."""
+    if paper_ids is not None:
+        ids: set[str] = set()
+        pdfs: dict[str, PdfLinkRow] = {}
+        checks: dict[str, FulltextCheckRow] = {}
+        wanted = list(dict.fromkeys(paper_ids))
+        for start in range(0, len(wanted), 500):  # bounded IN lists
+            part = _retrieval_rows(conn, study_id, wanted[start : start + 500])
+            ids |= part[0]
+            pdfs |= part[1]
+            checks |= part[2]
+        return ids, pdfs, checks
+    return _retrieval_rows(conn, study_id, None)
+
+
+def _retrieval_rows(
+    conn: Connection, study_id: str, paper_ids: Sequence[str] | None
+) -> tuple[set[str], dict[str, PdfLinkRow], dict[str, FulltextCheckRow]]:
     sp, lk, ck = study_papers.c, study_pdf_links, study_fulltext_checks
     query = (
         sa.select(
@@ -179,11 +242,11 @@ def study_retrieval(
             *(c.label(f"c_{c.name}") for c in ck.c if c.name not in ("study_id", "paper_id")),
             ck.c.paper_id.label("c_paper_id"),
         )
-        .select_from(study_papers)
-        .outerjoin(lk, sa.and_(lk.c.study_id == sp.study_id, lk.c.paper_id == sp.paper_id))
-        .outerjoin(ck, sa.and_(ck.c.study_id == sp.study_id, ck.c.paper_id == sp.paper_id))
+        .select_from(_retrieval_join())
         .where(sp.study_id == study_id)
     )
+    if paper_ids is not None:
+        query = query.where(sp.paper_id.in_(paper_ids))
     ids: set[str] = set()
     pdfs: dict[str, PdfLinkRow] = {}
     checks: dict[str, FulltextCheckRow] = {}

@@ -93,6 +93,10 @@ studies = sa.Table(
     # names are unique per owner where the caller sees the clash (checked by the store's
     # code under a lock per owner: migrations 0012_study_names, 0014_study_name_index)
     sa.Index("ix_studies_owner_name", "owner", "name"),
+    #: a fresh random token at every committed write of the Study's records (``NULL``:
+    #: none since the column came): what a process's kept working set is checked against
+    #: (0035_big33_records_version; ``_engine.records_changed``)
+    sa.Column("records_version", sa.String(32), nullable=True),
 )
 
 study_papers = sa.Table(

@@ -10,7 +10,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._engine import dump_json, load_json, rows_loaded
+from ._engine import dump_json, load_json, records_changed, records_version, rows_loaded
 from ._memo import stored_record
 from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
 
@@ -33,6 +33,7 @@ __all__ = [
     "rename_paper_record",
     "record_groups_in_order",
     "record_sources",
+    "records_version",
     "relabel_import_records",
     "refresh_paper_records",
     "set_groups",
@@ -170,7 +171,8 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
     """Count the record of a saved paper under another source (its group stays)."""
     c = study_records.c
     where = (c.study_id == study_id, c.source_kind == "paper", c.source_id == paper_id)
-    _relabel(conn, where, name, "label", name)
+    if _relabel(conn, where, name, "label", name):
+        records_changed(conn, study_id)
 
 
 def relabel_import_records(
@@ -180,7 +182,10 @@ def relabel_import_records(
     keys, digests and groups stay, so every decision on them holds. Answers how many."""
     c = study_records.c
     where = (c.study_id == study_id, c.source_kind == "import", c.source_id == import_id)
-    return _relabel(conn, where, name, "prisma_kind", kind)
+    n = _relabel(conn, where, name, "prisma_kind", kind)
+    if n:
+        records_changed(conn, study_id)
+    return n
 
 
 def _relabel(
@@ -227,6 +232,8 @@ def refresh_paper_records(
             .values(data=dump_json(body))
         )
         changed.append(str(study_id))
+    for study_id in set(changed):
+        records_changed(conn, study_id)
     return changed
 
 
@@ -264,6 +271,7 @@ def insert_records(conn: Connection, study_id: str, rows: Sequence[StudyRecordRo
     if rows:
         conn.execute(sa.insert(study_records), [r.values(study_id) for r in rows])
         rows_loaded(conn, study_records, len(rows))
+        records_changed(conn, study_id)
 
 
 def delete_source(conn: Connection, study_id: str, source_id: str) -> int:
@@ -273,7 +281,10 @@ def delete_source(conn: Connection, study_id: str, source_id: str) -> int:
             study_records.c.study_id == study_id, study_records.c.source_id == source_id
         )
     )
-    return int(result.rowcount or 0)
+    gone = int(result.rowcount or 0)
+    if gone:
+        records_changed(conn, study_id)
+    return gone
 
 
 def list_records(
@@ -343,6 +354,7 @@ def set_groups(
         .values(grp=sa.bindparam("r_grp"), rule=sa.bindparam("r_rule"))
     )
     conn.execute(stmt, todo)
+    records_changed(conn, study_id)
     return len(todo)
 
 
@@ -360,6 +372,7 @@ def set_record_papers(conn: Connection, study_id: str, pairs: Sequence[tuple[str
         .values(paper_id=sa.bindparam("r_pid"))
     )
     conn.execute(stmt, [{"s_id": study_id, "r_key": k, "r_pid": pid} for k, pid in pairs])
+    records_changed(conn, study_id)
 
 
 def covered_papers(conn: Connection, study_id: str) -> set[str]:

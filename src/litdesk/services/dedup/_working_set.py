@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
+from weakref import WeakKeyDictionary
 
 from sqlalchemy.engine import Connection
 
@@ -79,13 +81,82 @@ class WorkingGroup:
         return self._merged[0]
 
 
+#: the Studies whose working sets one process keeps per store (the most recently read)
+KEPT_STUDIES: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A Study's records in identification order and its working set, as read with
+    ``version`` (the Study's ``records_version``)."""
+
+    version: str
+    rows: tuple[StudyRecordRow, ...]
+    groups: tuple[WorkingGroup, ...]
+
+
+class _KeptSets:
+    """This process's kept working sets of one store's Studies (thread-safe, bounded). An
+    entry serves a read only when the version that read sees is the entry's: every write
+    of a Study's records, by any process or host on the database, gives it a new one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sets: OrderedDict[str, _Kept] = OrderedDict()
+
+    def get(self, study_id: str, version: str | None) -> _Kept | None:
+        if version is None:
+            return None
+        with self._lock:
+            kept = self._sets.get(study_id)
+            if kept is None or kept.version != version:
+                return None
+            self._sets.move_to_end(study_id)
+            return kept
+
+    def put(self, study_id: str, kept: _Kept) -> None:
+        with self._lock:
+            self._sets[study_id] = kept
+            self._sets.move_to_end(study_id)
+            while len(self._sets) > KEPT_STUDIES:
+                self._sets.popitem(last=False)
+
+
+_KEPT: Final[WeakKeyDictionary[Store, _KeptSets]] = WeakKeyDictionary()
+_KEPT_LOCK: Final = threading.Lock()
+
+
+def _kept_sets(store: Store) -> _KeptSets:
+    with _KEPT_LOCK:
+        sets = _KEPT.get(store)
+        if sets is None:
+            sets = _KEPT[store] = _KeptSets()
+        return sets
+
+
+def _working_set(store: Store, study_id: str, conn: Connection) -> _Kept:
+    """The Study's records and working set as ``conn``'s transaction sees them: this
+    process's kept ones when the Study's records version there is theirs (one small read),
+    else read, grouped and kept under it."""
+    sets = _kept_sets(store)
+    version = study_records.records_version(conn, study_id)
+    kept = sets.get(study_id, version)
+    if kept is not None:
+        return kept
+    rows = tuple(study_records.list_records(conn, study_id))
+    kept = _Kept(version or "", rows, tuple(_group(k, m) for k, m in _by_group(rows)))
+    if version is not None:
+        sets.put(study_id, kept)
+    return kept
+
+
 def regroup(store: Store, study_id: str) -> None:
     """Group the Study's records anew with the reviewer decisions in force (automatic
     decisions otherwise; no run recorded, the review queue is the last run's): after
     records came or went, or a decision was made or withdrawn. Records that changed
     meanwhile are left for the next regrouping."""
     with store.read() as conn:
-        rows = study_records.list_records(conn, study_id)
+        rows = list(_working_set(store, study_id, conn).rows)
     if not rows:
         return
     from ._history import study_decisions
@@ -177,12 +248,6 @@ class StepChecks:
             return True
 
 
-def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:
-    with store.read() as conn:
-        rows = study_records.list_records(conn, study_id)
-    return _by_group(rows)
-
-
 def _by_group(rows: Sequence[StudyRecordRow]) -> list[tuple[str, list[StudyRecordRow]]]:
     """``rows`` (in identification order) by group, in the order of their first records,
     each group's members first the one the others joined."""
@@ -200,8 +265,10 @@ def _group(key: str, members: list[StudyRecordRow]) -> WorkingGroup:
 
 def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
     """The Study's working set, in the order its first records were identified (the
-    records reconciled with the sources and regrouped first when they changed)."""
-    return [_group(k, m) for k, m in _grouped(store, study_id)]
+    records reconciled with the sources and regrouped first when they changed); kept by
+    this process while the Study's records version is the same (:func:`_working_set`)."""
+    with store.read() as conn:
+        return list(_working_set(store, study_id, conn).groups)
 
 
 #: the most record keys a page of the working set names in one statement
@@ -215,6 +282,9 @@ def working_page(
     every record's key and group read, then the documents of the page's records only (a
     7,100-record Study's page read and parsed every record's document)."""
     with store.read() as conn:
+        kept = _kept_sets(store).get(study_id, study_records.records_version(conn, study_id))
+        if kept is not None:  # this process's working set is the Study's: no record read
+            return list(kept.groups[offset : offset + limit]), len(kept.groups)
         order = study_records.record_groups_in_order(conn, study_id)
         members: dict[str, list[str]] = {}
         for key, grp in order:

@@ -145,15 +145,22 @@ def retrieval(
     its PDF and full text, and the counts over all the Study's papers (for the Study's
     page: the store only, no library scan, no network)."""
     with store.read() as conn:
-        ids, pdfs, checks = links.study_retrieval(conn, study_id)
-    every = sorted(ids)
+        ids, pdfs, checks = links.study_retrieval(conn, study_id, paper_ids)
+        # the counts over every paper from one aggregate row when only some papers are
+        # shown (a 5,000-paper Study's page built and counted a row per paper)
+        counted = None if paper_ids is None else links.retrieval_counts(conn, study_id)
     rows: dict[str, PaperRetrieval] = {}
-    for pid in every:
-        pdf, check = _pdf(pdfs.get(pid)), _check(checks.get(pid))
-        rows[pid] = PaperRetrieval(pdf=pdf, fulltext=check, retrieved=_retrieved(pdf, check))
-    counts = _counts(list(rows.values()))
-    if paper_ids is not None:
-        rows = {pid: rows[pid] for pid in paper_ids if pid in rows}
+    for pid in sorted(ids) if paper_ids is None else paper_ids:
+        if pid in ids and pid not in rows:
+            pdf, check = _pdf(pdfs.get(pid)), _check(checks.get(pid))
+            rows[pid] = PaperRetrieval(pdf=pdf, fulltext=check, retrieved=_retrieved(pdf, check))
+    if counted is None:
+        return StudyRetrieval(rows, _counts(list(rows.values())))
+    papers, pdf_n, suggested, text_n, checked, missing = counted
+    counts = FulltextCounts(
+        papers=papers, with_pdf=pdf_n, suggested=suggested, with_fulltext=text_n,
+        checked=checked, unchecked=papers - checked, without_full_text=missing,
+    )  # fmt: skip
     return StudyRetrieval(rows, counts)
 
 

@@ -1,0 +1,185 @@
+"""A Study's pages read less (issues 26 and 28, branch big33), on SQLite and PostgreSQL:
+the full-text counts of the Study page and PRISMA from one aggregate row are the counts of
+every paper's row; a process keeps a Study's working set while the Study's records version
+(``studies.records_version``) is the one it read it with, and a write of the records by
+another app — its own store, engine and kept sets, as another process or host has — gives
+the next read of this one the records as they are now."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.services.studies.test_working_set import EXPORTS, _same_numbers, _study
+
+from litdesk import Settings
+from litdesk.adapters.store import Store, fulltext, records_version, study_records
+from litdesk.core.records import make_paper
+from litdesk.services.app import App, open_app
+from litdesk.services.dedup import working_groups, working_page
+from litdesk.services.studies import ImportRequest, WorkingSetRequest
+from litdesk.services.studies._fulltext import retrieval
+from litdesk.services.workspace import Workspace
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
+    if request.param == "postgres":
+        return tmp_settings.model_copy(
+            update={"database_url": request.getfixturevalue("pg_schema")}
+        )
+    return tmp_settings
+
+
+def on_two_apps(settings: Settings, body: Callable[[App, App], Any]) -> Any:
+    """``body(a, b)``: two apps opened on the same database, each with its own store."""
+
+    async def go() -> Any:
+        async with open_app(settings) as a, open_app(settings) as b:
+            assert a.store is not b.store and a.store.engine is not b.store.engine
+            return await asyncio.to_thread(body, a, b)
+
+    return asyncio.run(go())
+
+
+def _version(store: Store, sid: str) -> str | None:
+    with store.read() as conn:
+        return records_version(conn, sid)
+
+
+def test_the_full_text_counts_from_one_row_are_every_paper_s(settings: Settings) -> None:
+    def body(app: App, _b: App) -> None:
+        ws = Workspace(app.store)
+        sid = ws.create_study("Reports").id
+        ids = [
+            ws.save_paper(make_paper(title=f"Trial {i}", doi=f"10.1000/t{i}"), study=sid).paper.id
+            for i in range(6)
+        ]
+        at = "2026-12-08T00:00:00+00:00"
+        links = {0: "linked", 1: "linked", 2: "suggested", 3: "rejected"}
+        checks = {0: True, 1: False, 2: True, 4: False}
+        with app.store.write() as conn:
+            for i, state in links.items():
+                fulltext.put_pdf_link(
+                    conn,
+                    fulltext.PdfLinkRow(sid, ids[i], f"{i}" * 64, f"{i}.pdf", "doi", "DOI",
+                                        state, "local", at),  # type: ignore[arg-type]
+                )  # fmt: skip
+            for i, available in checks.items():
+                fulltext.put_fulltext_check(
+                    conn,
+                    fulltext.FulltextCheckRow(sid, ids[i], available, None, None, None, None,
+                                              "local", at),
+                )  # fmt: skip
+        every = retrieval(app.store, sid)  # every paper's row, counted
+        page = retrieval(app.store, sid, [ids[3], ids[0], "not-in-the-study"])
+        assert page.counts == every.counts == {
+            "papers": 6, "with_pdf": 2, "suggested": 1, "with_fulltext": 2, "checked": 4,
+            "unchecked": 2, "without_full_text": 3,  # 3, 4 and 5: neither
+        }  # fmt: skip
+        assert list(page.papers) == [ids[3], ids[0]]  # the page's, in its order
+        assert page.papers[ids[0]] == every.papers[ids[0]]
+        assert page.papers[ids[0]]["retrieved"] == "both"
+        assert page.papers[ids[3]] == every.papers[ids[3]]
+        assert page.papers[ids[3]]["pdf"] is None  # a rejected link is none
+        assert retrieval(app.store, sid, ()).papers == {}
+
+    on_two_apps(settings, body)
+
+
+def test_a_kept_working_set_is_the_study_s_after_another_app_s_writes(
+    settings: Settings, fixtures_dir: Path
+) -> None:
+    lens, zotero = (fixtures_dir / p for p in EXPORTS)
+
+    def body(a: App, b: App) -> None:
+        sid = _study(a, "Kept", [lens])
+        first = working_groups(a.store, sid)
+        assert working_groups(a.store, sid)[0] is first[0]  # kept: not read again
+        version = _version(a.store, sid)
+        assert version is not None
+        a.studies.study(sid, owner=a.owner)  # reads write nothing
+        a.studies.prisma(sid, owner=a.owner)
+        assert _version(a.store, sid) == _version(b.store, sid) == version
+        page = _same_numbers(a, sid)
+        assert working_page(a.store, sid, 0, 10) == (first[:10], len(first))
+
+        # another app imports a second file: the first app's next reads hold its records
+        b.studies.import_files(ImportRequest(study=sid, paths=(str(zotero),)), owner=b.owner)
+        assert _version(a.store, sid) not in (None, version)
+        more = _same_numbers(a, sid)
+        assert more["records_identified"] > page["records_identified"]
+        assert more == _same_numbers(b, sid)
+        grown = working_groups(a.store, sid)
+        assert sum(len(g.members) for g in grown) == more["records_identified"]
+        assert working_page(a.store, sid, 0, 10**6)[1] == len(grown) == more["studies"]
+
+        # a regrouping that changes one record's rule only (same groups, same counts)
+        key, grp = grown[0].members[0].key, grown[0].key
+        with b.store.write() as conn:
+            assert study_records.set_groups(conn, sid, [(key, grp, "set by another app")]) == 1
+        member = working_groups(a.store, sid)[0].members[0]
+        assert (member.key, member.rule) == (key, "set by another app")
+        shown = a.studies.working_set(WorkingSetRequest(sid), owner=a.owner).groups[0]
+        assert shown["members"][0]["rule"] == "set by another app"
+
+        # the other app removes the import again: the first app's numbers are back
+        with b.store.read() as conn:
+            second = [s.id for s in study_records.study_sources(conn, sid)
+                      if s.kind == "import"][-1]  # fmt: skip
+        b.studies.remove_import(sid, second, owner=b.owner)
+        assert _same_numbers(a, sid) == page
+        assert {g.key for g in working_groups(a.store, sid)} == {g.key for g in first}
+
+    on_two_apps(settings, body)
+
+
+def test_every_write_of_a_study_s_records_gives_it_a_new_version(settings: Settings) -> None:
+    """Each writer of ``study_records`` in a write transaction, and outside one (at once);
+    a transaction rolled back leaves the version as it was."""
+
+    def body(app: App, _b: App) -> None:
+        store = app.store
+        ws = Workspace(store)
+        sid = ws.create_study("Versions").id
+        other = ws.create_study("Other").id
+        pid = ws.save_paper(make_paper(title="Hand added", doi="10.1000/h"), study=sid).paper.id
+        seen = {_version(store, sid)}
+        untouched = _version(store, other)
+
+        def changed() -> None:
+            now = _version(store, sid)
+            assert now is not None and now not in seen
+            seen.add(now)
+
+        with store.read() as conn:
+            row = study_records.list_records(conn, sid)[0]
+        assert row.source_id == pid  # the paper's own record (its saving wrote it)
+        with store.write() as conn:
+            study_records.rename_paper_record(conn, sid, pid, "Colleague's list")
+        changed()
+        with store.write() as conn:
+            study_records.set_record_papers(conn, sid, [(row.key, pid)])
+        changed()
+        with store.write() as conn:
+            study_records.set_groups(conn, sid, [(row.key, row.key, "first identified again")])
+        changed()
+        with store.write() as conn:
+            assert study_records.delete_source(conn, sid, pid) == 1
+        changed()
+        with store.write() as conn:
+            study_records.insert_records(conn, sid, [row])
+        changed()
+        with pytest.raises(RuntimeError), store.write() as conn:
+            study_records.delete_source(conn, sid, pid)
+            raise RuntimeError("rolled back")
+        assert _version(store, sid) in seen and len(seen) == 6
+        with store.engine.begin() as conn:  # not the store's write: given at once
+            study_records.delete_source(conn, sid, pid)
+        changed()
+        assert _version(store, other) == untouched
+
+    on_two_apps(settings, body)
