@@ -86,6 +86,9 @@ def test_the_full_text_counts_from_one_row_are_every_paper_s(settings: Settings)
         assert page.papers[ids[3]] == every.papers[ids[3]]
         assert page.papers[ids[3]]["pdf"] is None  # a rejected link is none
         assert retrieval(app.store, sid, ()).papers == {}
+        # a small Study's page: every row read at once (one statement), the same answer
+        small = retrieval(app.store, sid, [ids[3], ids[0], "not-in-the-study"], total=6)
+        assert (small.papers, small.counts) == (page.papers, page.counts)
 
     on_two_apps(settings, body)
 

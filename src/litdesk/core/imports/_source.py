@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal, get_args
 from urllib.parse import parse_qs, urlsplit
 
@@ -88,8 +89,10 @@ class SourceLabel:
         return cls(clean, kind, "file" if origin == "file" else "given")
 
 
+@lru_cache(maxsize=4096)
 def kind_of_name(name: str) -> ImportSourceKind:
-    """A register when the name has a trial register's words, else a database."""
+    """A register when the name has a trial register's words, else a database (kept per
+    name: the PRISMA 2020 flow asks it of each of a Study's records, of a few names)."""
     folded = name.casefold().replace(".", "").replace("-", " ")
     return "register" if any(w in folded for w in REGISTER_WORDS) else "database"
 

@@ -170,7 +170,7 @@ def study_view(
     pages = max(1, -(-summary.papers_total // per))
     if request.page > pages:  # past the last page (a paper went since): the last
         summary = ws.study_summary(request.ref, offset=(pages - 1) * per, limit=per)
-    store = ws.store
+    store, shown = ws.store, summary.papers
     return StudyView(
         summary,
         runs=kept_runs(store, summary.search_runs),
@@ -178,7 +178,7 @@ def study_view(
         page=min(request.page, pages),
         pages=pages,
         per_page=per,
-        retrieval=retrieval(store, summary.id, [p.id for p in summary.papers]),
+        retrieval=retrieval(store, summary.id, [p.id for p in shown], summary.papers_total),
         working_set=study_counts(store, summary.id, checks),
         rounds=WholeSearches.rounds_of(store, summary.id),
     )

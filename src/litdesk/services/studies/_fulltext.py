@@ -138,12 +138,23 @@ def study_papers(conn: Connection, study_id: str) -> list[Paper]:
     return [r.paper for r in repo.list_papers(conn, study_id=study_id, limit=100_000)]
 
 
+#: a Study of at most this many papers has every paper's row read for its counts (one
+#: statement); a bigger one its counts from one aggregate row and its shown papers' rows
+ROWS_AT_ONCE: Final = 500
+
+
 def retrieval(
-    store: Store, study_id: str, paper_ids: Sequence[str] | None = None
+    store: Store, study_id: str, paper_ids: Sequence[str] | None = None, total: int | None = None
 ) -> StudyRetrieval:
     """Each of the Study's papers ``paper_ids`` (those a page shows; ``None``: all) with
     its PDF and full text, and the counts over all the Study's papers (for the Study's
-    page: the store only, no library scan, no network)."""
+    page: the store only, no library scan, no network). ``total``: how many papers the
+    Study holds, when the caller knows (see :data:`ROWS_AT_ONCE`)."""
+    if paper_ids is not None and total is not None and total <= ROWS_AT_ONCE:
+        every = retrieval(store, study_id)
+        return StudyRetrieval(
+            {pid: every.papers[pid] for pid in paper_ids if pid in every.papers}, every.counts
+        )
     with store.read() as conn:
         ids, pdfs, checks = links.study_retrieval(conn, study_id, paper_ids)
         # the counts over every paper from one aggregate row when only some papers are
