@@ -95,6 +95,7 @@ def _cases(app: App, settings: Settings, sid: str) -> dict[str, Callable[[], obj
         "PRISMA (studies.prisma)": lambda: st.prisma(sid, owner=owner),
         "records list page": lambda: st.records(RecordsRequest(sid), owner=owner),
         "screening next": lambda: app.screening.next(NextRequest(sid), owner=owner),
+        "screening line (progress_stages)": lambda: app.screening.progress_stages(sid, owner=owner),
         "GET /study/{id} (ASGI)": get_page,
         "study prisma --json (CLI)": cli_prisma,
         "numbers check (_same_numbers)": numbers,

@@ -186,3 +186,45 @@ def test_every_write_of_a_study_s_records_gives_it_a_new_version(settings: Setti
         assert _version(store, other) == untouched
 
     on_two_apps(settings, body)
+
+
+def test_refresh_reads_only_while_the_records_it_found_in_step_are_unchanged(
+    settings: Settings, fixtures_dir: Path
+) -> None:
+    """The Study page's screening line reconciles the Study (``refresh``): a write each
+    visit before; now a read while this process found the records in step at their version
+    — and a Study another app left out of step (its records written without its sources)
+    is still brought back in step by the next refresh."""
+    import sqlalchemy as sa
+
+    from litdesk.services.dedup import refresh
+
+    lens = fixtures_dir / EXPORTS[0]
+
+    def body(a: App, b: App) -> None:
+        sid = _study(a, "In step", [lens])
+        counts = refresh(a.store, sid)  # found in step (the import reconciled it)
+        seen: list[str] = []
+
+        def count(_c: Any, _cur: Any, statement: str, *_x: Any) -> None:
+            seen.append(statement)
+
+        sa.event.listen(a.store.engine, "before_cursor_execute", count)
+        try:
+            assert refresh(a.store, sid) == counts
+        finally:
+            sa.event.remove(a.store.engine, "before_cursor_execute", count)
+        assert len(seen) <= 3 and not any("lock" in s.lower() for s in seen), seen
+
+        # another app's records written without their sources: every record of the import
+        # gone (a new version at once), the import still the Study's
+        with b.store.read() as conn:
+            imp = next(s.id for s in study_records.study_sources(conn, sid) if s.kind == "import")
+        with b.store.engine.begin() as conn:
+            assert study_records.delete_source(conn, sid, imp) == counts.records
+        with a.store.read() as conn:
+            assert study_records.count_records(conn, sid).records == 0
+        assert refresh(a.store, sid) == counts  # reconciled again: the records are back
+        assert sum(len(g.members) for g in working_groups(a.store, sid)) == counts.records
+
+    on_two_apps(settings, body)

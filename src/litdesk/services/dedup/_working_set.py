@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,13 @@ class WorkingGroup:
 
 #: the Studies whose working sets one process keeps per store (the most recently read)
 KEPT_STUDIES: Final = 8
+#: how long :func:`refresh` trusts that a Study's records it found in step with its
+#: sources still are while their version is the same (seconds). Every write of a source
+#: reconciles the records in its own transaction (``sources_changed``), and every write of
+#: the records gives them a new version, so within it only a write that changed a source
+#: without saying so could leave them out of step: repaired within this time, as the
+#: Study page's in-step diagnostic (:data:`STEP_CHECK_SECONDS`) warns of it.
+IN_STEP_SECONDS: Final = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +111,27 @@ class _KeptSets:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sets: OrderedDict[str, _Kept] = OrderedDict()
+        #: the Studies :func:`refresh` found in step with their sources, nothing pending:
+        #: at which records version, when (``time.monotonic``)
+        self._in_step: dict[str, tuple[str, float]] = {}
+
+    def in_step(self, study_id: str, version: str | None) -> bool:
+        """Whether this process found the Study's records in step with its sources at
+        ``version`` in the last :data:`IN_STEP_SECONDS`."""
+        with self._lock:
+            found = self._in_step.get(study_id)
+        return (
+            version is not None
+            and found is not None
+            and found[0] == version
+            and time.monotonic() - found[1] < IN_STEP_SECONDS
+        )
+
+    def found_in_step(self, study_id: str, version: str) -> None:
+        with self._lock:
+            if len(self._in_step) > 10_000:
+                self._in_step.clear()
+            self._in_step[study_id] = (version, time.monotonic())
 
     def get(self, study_id: str, version: str | None) -> _Kept | None:
         if version is None:
@@ -175,12 +204,24 @@ def refresh(store: Store, study_id: str) -> RecordCounts:
     """A write: the Study's records reconciled with its sources and its working set up to
     date (records that came are deduplicated against it, see :func:`regroup`). The writes
     that change sources do it themselves (:func:`keep_working_sets`); this brings a Study
-    left out of step (a process killed between a commit and its regrouping) up to date."""
+    left out of step (a process killed between a commit and its regrouping) up to date.
+    A read only when this process found the records in step at their version now within
+    :data:`IN_STEP_SECONDS` (a Study page's screening line wrote each visit: a 5,000-record
+    Study's sources and covered papers read under the write lock)."""
+    sets = _kept_sets(store)
+    with store.read() as conn:
+        version = study_records.records_version(conn, study_id)
+        if sets.in_step(study_id, version):  # this process found them so at this version
+            return study_records.count_records(conn, study_id)
     counts, changed = sync_records(store, study_id)
     if changed or counts.pending:
         regroup(store, study_id)
         with store.read() as conn:
             counts = study_records.count_records(conn, study_id)
+    elif version is not None:
+        with store.read() as conn:
+            if study_records.records_version(conn, study_id) == version:  # no write between
+                sets.found_in_step(study_id, version)
     return counts
 
 
