@@ -228,3 +228,44 @@ def test_refresh_reads_only_while_the_records_it_found_in_step_are_unchanged(
         assert sum(len(g.members) for g in working_groups(a.store, sid)) == counts.records
 
     on_two_apps(settings, body)
+
+
+_OTHER_PROCESS = """
+import sys
+from pathlib import Path
+from litdesk import Settings
+from litdesk.services.app import open_app_sync
+from litdesk.services.studies import ImportRequest
+
+data_dir, url, study, path = sys.argv[1:]
+settings = Settings(data_dir=Path(data_dir), database_url=url or None)
+with open_app_sync(settings) as app:
+    app.studies.import_files(ImportRequest(study=study, paths=(path,)), owner=app.owner)
+"""
+
+
+def test_a_write_from_another_process_changes_the_next_read(
+    settings: Settings, fixtures_dir: Path
+) -> None:
+    """As a second server process on the same database: it imports a file into the Study
+    this app keeps the working set of; this app's next reads count its records."""
+    import subprocess
+    import sys
+
+    lens, zotero = (fixtures_dir / p for p in EXPORTS)
+
+    def body(a: App, _b: App) -> None:
+        sid = _study(a, "Two processes", [lens])
+        before = _same_numbers(a, sid)
+        kept = working_groups(a.store, sid)
+        assert working_groups(a.store, sid)[0] is kept[0]
+        args = [str(settings.data_dir), settings.database_url or "", sid, str(zotero)]
+        subprocess.run([sys.executable, "-c", _OTHER_PROCESS, *args], check=True, timeout=300)
+        after = _same_numbers(a, sid)
+        assert after["records_identified"] > before["records_identified"]
+        assert (
+            sum(len(g.members) for g in working_groups(a.store, sid))
+            == (after["records_identified"])
+        )
+
+    on_two_apps(settings, body)
