@@ -1,4 +1,4 @@
-"""A Study's pages read less (issues 26 and 28, branch big33), on SQLite and PostgreSQL:
+"""A Study's pages read less (issues 26 and 28), on SQLite and PostgreSQL:
 the full-text counts of the Study page and PRISMA from one aggregate row are the counts of
 every paper's row; a process keeps a Study's working set while the Study's records version
 (``studies.records_version``) is the one it read it with, and a write of the records by

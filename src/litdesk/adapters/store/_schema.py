@@ -95,7 +95,7 @@ studies = sa.Table(
     sa.Index("ix_studies_owner_name", "owner", "name"),
     #: a fresh random token at every committed write of the Study's records (``NULL``:
     #: none since the column came): what a process's kept working set is checked against
-    #: (0035_big33_records_version; ``_engine.records_changed``)
+    #: (0035_records_version; ``_engine.records_changed``)
     sa.Column("records_version", sa.String(32), nullable=True),
 )
 

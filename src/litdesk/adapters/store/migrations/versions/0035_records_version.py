@@ -1,4 +1,4 @@
-"""A Study's records version (issues 26 and 28, branch big33): ``studies.records_version``.
+"""A Study's records version (issues 26 and 28): ``studies.records_version``.
 
 A fresh random token written by every write transaction that changes the Study's records
 (``study_records``: records identified or forgotten, grouped, relabelled, their papers
@@ -7,7 +7,7 @@ the Study's records (its working set) beside the token it read them with: while 
 it reads is the same, the records are the same, whichever process or host wrote last.
 Every existing Study is given a random token here (``NULL``: nothing kept).
 
-Revision ID: 0035_big33_records_version
+Revision ID: 0035_records_version
 Revises: 0034_blindmodel_reviewer_models
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0035_big33_records_version"
+revision = "0035_records_version"
 down_revision = "0034_blindmodel_reviewer_models"
 branch_labels = None
 depends_on = None
