@@ -269,3 +269,27 @@ def test_a_write_from_another_process_changes_the_next_read(
         )
 
     on_two_apps(settings, body)
+
+
+def test_screening_s_fingerprint_follows_a_change_that_keeps_the_group_sizes(
+    settings: Settings,
+) -> None:
+    """Screening keeps a Study's screen set while ``record_fingerprint`` is the same: a
+    record's rule changed in place (the same groups, counts and key lengths) must change it,
+    or screening would show the set as it was."""
+    from litdesk.adapters.store import screening
+
+    def body(app: App, other: App) -> None:
+        ws = Workspace(app.store)
+        sid = ws.create_study("Fingerprint").id
+        pid = ws.save_paper(make_paper(title="Hand added", doi="10.1000/f"), study=sid).paper.id
+        with app.store.read() as conn:
+            row = study_records.list_records(conn, sid)[0]
+            before = screening.record_fingerprint(conn, sid)
+        assert row.source_id == pid
+        with other.store.write() as conn:  # another process's write, its own engine
+            study_records.set_groups(conn, sid, [(row.key, row.grp or row.key, "by hand")])
+        with app.store.read() as conn:
+            assert screening.record_fingerprint(conn, sid) != before
+
+    on_two_apps(settings, body)

@@ -21,6 +21,7 @@ from ._schema import (
     screening_retrieval,
     screening_settings,
     screening_vectors,
+    studies,
     study_history,
     study_records,
 )
@@ -434,6 +435,7 @@ def _fingerprint() -> sa.Select[Any]:
         .where(h.study_id == _SID, h.action == RELABELLED)
         .scalar_subquery()
     )
+    version = sa.select(studies.c.records_version).where(studies.c.id == _SID).scalar_subquery()
     return sa.select(
         sa.func.count(),
         sa.func.count(c.grp),
@@ -442,6 +444,7 @@ def _fingerprint() -> sa.Select[Any]:
         sa.func.min(c.grp),
         sa.func.max(c.grp),
         relabelled,
+        version,
     ).where(c.study_id == _SID)
 
 
@@ -450,10 +453,13 @@ _FINGERPRINT: Final = _fingerprint()
 
 def record_fingerprint(conn: Connection, study_id: str) -> str:
     """A cheap fingerprint of the Study's records and their groups (one aggregate row read
-    from the ``(study_id, grp)`` index, no documents): records added, removed, grouped or
-    regrouped into more, fewer or differently named groups change it, and so does an
-    import's records counted under another source (the latest such change in the Study's
-    history: :data:`RELABELLED`)."""
+    from the ``(study_id, grp)`` index, no documents): the Study's records version
+    (:func:`~._engine.records_version`: renewed by every committed write of its records —
+    a record's text or rule changed in place, records moved between groups of the same
+    sizes), and for a Study without one yet: records added, removed, grouped or regrouped
+    into more, fewer or differently named groups change it; and an import's records
+    counted under another source (the latest such change in the Study's history:
+    :data:`RELABELLED`)."""
     row = conn.execute(_FINGERPRINT, {"sid": study_id}).one()
     return "|".join("" if v is None else str(v) for v in row)
 
