@@ -59,6 +59,12 @@ _GEOMETRY = """() => {
 }"""
 
 
+_FLASH = """() => { const f = document.getElementById('screen-flash');
+  const r = f.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + 4, (r.top + r.bottom) / 2);
+  return {text: f.textContent, top: r.top, bottom: r.bottom, seen: !!hit && f.contains(hit)}; }"""
+
+
 _LONGER_BAR = """() => { document.getElementById('model-line').textContent =
   'Model litdesk-svm-2 v15, 17 decisions, retraining '.repeat(3); }"""
 _TITLE_BELOW_BAR = """() => document.getElementById('record-title').getBoundingClientRect().top >=
@@ -85,6 +91,11 @@ def test_the_next_record_title_is_below_the_sticky_bar(
         assert g["title"] >= g["bar"], (width, g)  # and its title is not under the bar
         if width == 1280:  # the decision panel (sticky beside the record) below it too
             assert g["side"] >= g["bar"], g
+        # the decision just made ("Included: Record 1: …") is in sight, in the bar
+        pg.wait_for_function("() => document.getElementById('screen-flash').textContent")
+        f = pg.evaluate(_FLASH)
+        assert f["text"].startswith(("Included: Record", "Excluded: Record")), f
+        assert f["top"] >= 0 and f["seen"], (width, f)  # in the window, nothing over it
         # the counts and the model's line come when the decision is saved, and a longer line
         # wraps the bar onto more lines: the title stays below the bar as it grows
         pg.evaluate(_LONGER_BAR)

@@ -115,7 +115,7 @@ function install(root) {
     const top = card.getBoundingClientRect().top + window.scrollY - barHeight() - 8;
     window.scrollTo({ top: Math.max(0, top) });
   };
-  const say = (text) => { if (!flash) return; flash.textContent = text; flash.hidden = !text; };
+  const say = (text) => { if (!flash) return; flash.textContent = text; flash.title = text; flash.hidden = !text; };
   const fail = (text) => { if (!error) return; error.textContent = text; error.hidden = !text; };
 
   // "412 of 2,072 screened, 17 included" (everyone's when visible, yours while blind)
