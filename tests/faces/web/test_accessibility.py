@@ -1,5 +1,8 @@
-"""axe-core (from the npm registry, `make node`) in Debian's chromium on every page: no
-serious or critical violations (WCAG 2 A/AA rules), light and dark."""
+"""axe-core (from the npm registry, `make node`) in Debian's chromium: the checks the page
+tests run (``_violations``, ``_page_checks``) find planted violations and leave the page as it
+was. That every page has no serious or critical violation (WCAG 2 A/AA rules), light and
+dark, at 1280 and 420 px, is ``test_every_page_browser``'s check (among its pages: a filtered
+saved list, a paper with a highlight and its comment, the notebook showing it)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,6 @@ from tests.faces.web._server import Running
 pytestmark = pytest.mark.slow
 
 AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
-#: where screenshots of the checked pages go (none taken without it)
-SHOTS = os.environ.get("SHOTS_DIR", "")
 #: whether the page is in the dark scheme now (the media rule its dark colours are under)
 _DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
 
@@ -155,59 +156,3 @@ def test_view_checks_find_planted_violations_and_leave_the_page_as_it_was(
     with pytest.raises(AssertionError, match="not"):  # the view is asserted
         view_checks(pg, (False, 1000), False)
     context.close()
-
-
-def test_no_serious_violations_on_any_page(browser: Any, running: Running, axe_path: Path) -> None:
-    with running.writer() as c:
-        data = c.get("/api/v1/search", params={"q": "tumour growth"}).json()
-        ids = [card["paper"]["id"] for card in data["cards"][:2]]
-        saved = c.post(
-            "/api/v1/selection/save",
-            json={"run_id": data["run"]["id"], "paper_ids": ids, "new_study": "A11y"},
-        ).json()
-        abstract = c.get(f"/api/v1/papers/{ids[0]}").json()["paper"]["abstract"]
-        c.post(
-            f"/api/v1/papers/{ids[0]}/highlights",
-            json={"text": abstract[:12], "start": 0, "comment": "note"},
-        )
-    pages = [
-        "/search",
-        "/search?q=tumour+growth",
-        "/search?q=growth+AND+(",
-        "/saved",
-        "/saved?text=tumour",
-        f"/paper/{ids[0]}",
-        "/studies",
-        f"/study/{saved['study_id']}",
-        f"/study/{saved['study_id']}/working-set",
-        f"/study/{saved['study_id']}/fulltext",
-        "/notebook",
-        "/evidence",
-        "/paper/MED-1",
-    ]
-    problems: dict[str, list[str]] = {}
-    # axe as the context's init script (the pages' own CSP in force); each page loaded once
-    # and checked light then dark by switching the emulated scheme (its dark colours are
-    # CSS media rules, applied to the page as it is)
-    context = with_axe(browser.new_context(), axe_path)
-    pg = context.new_page()
-    pg.set_default_timeout(30_000)
-    # (the scheme the last page ended in first: no switch of a page about to be left; the
-    # scheme is CSS only, so a page loads the same in either, see test_every_page_browser)
-    at = "light"  # the context's
-    for path in pages:
-        pg.goto(running.base + path)
-        for scheme in (at, "dark" if at == "light" else "light"):
-            if scheme != at:
-                pg.emulate_media(color_scheme=scheme)
-                at = scheme
-            assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"{path}: not in {scheme}"
-            # the dark scheme changes colours only: the colour rules can find more there
-            found = _violations(pg, axe_path, COLOUR_RULES if scheme == "dark" else None)
-            if found:
-                problems[f"{scheme} {path}"] = found
-            if SHOTS:  # for the record; nothing reads them
-                name = path.strip("/").replace("/", "_").replace("?", "_") or "home"
-                pg.screenshot(path=f"{SHOTS}/a11y-{name}-{scheme}.png", full_page=True)
-    context.close()
-    assert problems == {}

@@ -68,8 +68,8 @@ SHOOT_ALL = bool(ARTIFACTS)
 #: populated workspace, see :class:`Ids`)
 PAGES: dict[str, tuple[str, ...]] = {
     "/search": ("/search", "/search?q=tumour+growth", "/search?q=tumour+growth&study={study}"),
-    "/saved": ("/saved",),
-    "/paper/{paper_id}": ("/paper/{paper}",),
+    "/saved": ("/saved", "/saved?text=tumour"),
+    "/paper/{paper_id}": ("/paper/{paper}", "/paper/{noted}"),
     "/notebook": ("/notebook",),
     "/evidence": ("/evidence", "/evidence?subject=mesh:D003920"),
     "/studies": ("/studies",),
@@ -113,6 +113,18 @@ PAGES: dict[str, tuple[str, ...]] = {
     "/about": ("/about",),
     "/subject/{vocabulary}/{subject_id}": ("/subject/mesh/D003920",),
 }
+#: the main pages (the top menu's links and those under its "More"): at 1280 px, light, the
+#: top bar is one row on each, as it is and with its widest header (:data:`_BAR_JS`), the
+#: current page marked, no console error (the check of ``test_design_browser``'s top-bar
+#: test, moved here: this test loads these pages anyway)
+TOP_BAR_PAGES = (
+    "/search", "/search?q=tumour+growth", "/saved", "/notebook", "/evidence", "/studies",
+    "/study/{study}", "/study/{study}/screen", "/study/{study}/prisma", "/study/{study}/dedup",
+    "/library", "/citations?mode=references&ids=OAX-W100", "/chat", "/reports", "/zotero",
+    "/about",
+)  # fmt: skip
+#: the main pages under "More" (their link and "More" are marked as the current page)
+UNDER_MORE = ("/citations", "/chat", "/reports", "/zotero", "/about")
 #: addresses that answer with an error page (its status), checked like every page
 ERROR_PAGES: dict[str, int] = {
     "/search?q=growth+AND+(": 400,
@@ -213,6 +225,9 @@ class Ids:
     chat: str
     build: str
     search_job: str
+    #: a paper with a highlight (its comment too), a note and evidence: the reader and the
+    #: notebook with a highlight
+    noted: str
 
     def fill(self, template: str) -> str:
         return template.format(**vars(self))
@@ -229,10 +244,16 @@ def _wait(c: httpx.Client, url: str, seconds: float = 120) -> dict[str, Any]:
 
 
 def _populate(c: httpx.Client, model: ScriptedModelServer, folder: Path) -> Ids:
-    """Every kind of record a page shows (the IDOR test's, made by one account), a finished
-    report build and a Study search job."""
+    """Every kind of record a page shows (the IDOR test's, made by one account), a
+    highlight with a comment, a finished report build and a Study search job."""
     ana: AnaRecords = make_ana_records(c, model, folder)
     v = ana.values
+    abstract = c.get(f"/api/v1/papers/{ana.private_paper}").json()["paper"]["abstract"]
+    marked = c.post(
+        f"/api/v1/papers/{ana.private_paper}/highlights",
+        json={"text": abstract[:12], "start": 0, "comment": "note"},
+    )
+    assert marked.status_code == 200, marked.text
     build = c.post(
         "/api/v1/reports/build", json={"papers": [ana.file], "questions": ["What was found?"]}
     )
@@ -254,6 +275,7 @@ def _populate(c: httpx.Client, model: ScriptedModelServer, folder: Path) -> Ids:
         chat=v["chat_id"][0],
         build=built["result"]["build_id"],
         search_job=job.json()["job"]["id"],
+        noted=ana.private_paper,
     )
 
 
@@ -358,10 +380,73 @@ def _in_order(views: list[tuple[int, str]], width: int, scheme: str) -> list[tup
     return done
 
 
+#: the top bar's boxes (its name, each link of the row, "More", Shortcuts, the account's
+#: link), as the page shows it and then with its widest header (five-digit counts, a team
+#: account's "Sign out": set on the page, so this runs after every other check of it), the
+#: current page's links and whether "More" is marked current, the page's script ready
+_BAR_JS = """() => {
+  const top = document.querySelector('.top');
+  const bar = () => ({height: top.getBoundingClientRect().height,
+    parts: [...top.querySelectorAll(
+      ':scope > .brand, .nav-links > a, .nav-more > summary, :scope > .help-toggle, :scope > .account'
+    )].map(e => {
+      const r = e.getBoundingClientRect();
+      return {name: e.textContent.trim(), middle: r.top + r.height / 2, right: r.right};
+    })});
+  const seen = [bar()];
+  for (const count of top.querySelectorAll('.nav-count')) {
+    count.textContent = '12,345';
+    count.hidden = false;
+  }
+  if (!top.querySelector('.account')) {
+    const a = document.createElement('a');
+    a.className = 'account';
+    a.href = '/logout';
+    a.textContent = 'Sign out reviewer.two';
+    top.append(a);
+  }
+  seen.push(bar());
+  return {ready: document.documentElement.dataset.ready === '1', bars: seen,
+    view: [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth],
+    current: top.querySelectorAll('nav a[aria-current="page"]').length,
+    more: top.querySelector('.nav-more > summary').getAttribute('class')};
+}"""
+
+
+def _top_bar(pg: Any, url: str, console_errors: list[str]) -> list[str]:
+    """The top bar at 1280 px, light (:data:`TOP_BAR_PAGES`): one row, as the page has it and
+    with its widest header, lower than 64 px, inside the window; the current page marked
+    (its link; "More" when the link is under it); no console error on the page. Changes the
+    page's header: the last check of a page."""
+    got = pg.evaluate(_BAR_JS)
+    assert got["view"] == [False, 1280], f"{url}: the page is in {got['view']}, not light 1280"
+    found = [] if got["ready"] else ["the page's script is not ready (html[data-ready])"]
+    for widest, bar in zip((False, True), got["bars"], strict=True):
+        middles = [part["middle"] for part in bar["parts"]]
+        header = f"the top bar{' with the widest header' if widest else ''}"
+        if len(bar["parts"]) < 9:
+            found.append(f"{header} has {len(bar['parts'])} parts, not 9 or more: {bar}")
+            continue
+        if max(middles) - min(middles) >= 4:
+            found.append(f"{header} is more than one row: {bar}")
+        if bar["height"] >= 64:
+            found.append(f"{header} is {bar['height']} px high: {bar}")
+        if max(part["right"] for part in bar["parts"]) > 1280:
+            found.append(f"{header} reaches past 1280 px: {bar}")
+    if got["current"] != 1:
+        found.append(f"{got['current']} links marked as the current page, not 1")
+    under_more = url.startswith(UNDER_MORE)
+    if (got["more"] == "current") != under_more:
+        found.append(f'"More" marked {got["more"]!r}; its links hold this page: {under_more}')
+    found += [f"console error: {text}" for text in console_errors]
+    return found
+
+
 def _check(
-    browser: Any, workspace: Workspace, urls: list[str], shots: Path
+    browser: Any, workspace: Workspace, urls: list[str], shots: Path, bars: set[str]
 ) -> tuple[dict[str, list[str]], list[tuple[float, float, str]]]:
-    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings.
+    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings; and
+    on those of them in ``bars``, last, the top bar's check at 1280 px, light (:func:`_top_bar`).
 
     A page is loaded once, at the narrowest width (where its scripts do what they do on a
     phone at load: the nav row is scrolled to the current page's link; at the wider widths
@@ -381,12 +466,15 @@ def _check(
     context = workspace.context(browser, widths[0], "light")
     pg = context.new_page()
     pg.set_default_timeout(30_000)
+    errors: list[str] = []  # the console's errors since the last page's load
+    pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
     at = ["light"]  # the scheme the page emulates
     views = _in_order([(w, scheme) for w, scheme, _axe in VIEWS], widths[0], "light")
     axed = {(w, scheme): axe for w, scheme, axe in VIEWS}
     for url in urls:
         t0 = time.monotonic()
         _view(pg, widths[0], "light", at)  # where the last page's views ended, if not here
+        errors.clear()
         answer = pg.goto(workspace.base + url)
         status = answer.status if answer is not None else 0
         assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
@@ -401,6 +489,11 @@ def _check(
             if seen or SHOOT_ALL:  # the page as it was for the checks (axe's trims undone)
                 name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
                 pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+        if url in bars:
+            _view(pg, 1280, "light", at)  # (the last view already)
+            bar = _top_bar(pg, url, errors)
+            if bar:
+                problems[f"{url}: the top bar at 1280 px, light"] = bar
         took = (time.monotonic() - t1) / len(VIEWS)
         for (width, scheme), seen in found.items():
             timing.append((took, (t1 - t0) / len(VIEWS), f"{url} {width} {scheme}"))
@@ -422,19 +515,24 @@ def test_every_page_keeps_its_words_fits_and_passes_axe(
     tmp_path: Path,
 ) -> None:
     if not AXE.is_file():
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("axe-core is not installed (make node)")
         pytest.skip("axe-core is not installed (make node)")
     shots = _artefacts(tmp_path, "every-page")
     print(f"\nscreenshots of the pages {'' if SHOOT_ALL else 'with problems '}in {shots}")
     templates = [u for urls in PAGES.values() for u in urls]
+    assert set(TOP_BAR_PAGES) <= set(templates)  # each main page's top bar is checked
     started = time.monotonic()
     with _populated(tmp_settings, cassette, tmp_path, hosting) as workspace:
         ids = workspace.ids
         urls = [ids.fill(u) for u in templates if not _on_demo(u)]
         urls += [u for u in ERROR_PAGES if u not in urls]
-        problems, timing = _check(browser, workspace, urls, shots)
+        bars = {ids.fill(u) for u in TOP_BAR_PAGES if not _on_demo(u)}
+        problems, timing = _check(browser, workspace, urls, shots, bars)
     with _demo(tmp_settings, tmp_path, hosting, ids) as demo:
         urls = [demo.ids.fill(u) for u in templates if _on_demo(u)]
-        more, more_timing = _check(browser, demo, urls, shots)
+        bars = {demo.ids.fill(u) for u in TOP_BAR_PAGES if _on_demo(u)}
+        more, more_timing = _check(browser, demo, urls, shots, bars)
     problems |= more
     timing += more_timing
     took = time.monotonic() - started
