@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from tests.faces.web._hosting import Hosting
-from tests.faces.web._page_checks import layout_problems
+from tests.faces.web._page_checks import view_checks
 from tests.faces.web._quickstart import CLICKED, PASSAGE, QUERY, STEPS, Walked, walk_quickstart
 
 from litdesk import Settings
@@ -44,8 +44,6 @@ README = Path(__file__).resolve().parents[3] / "README.md"
 WALKS = ((1280, "light"), (420, "dark"))
 #: the colour schemes every step's page is seen in
 SCHEMES = ("light", "dark")
-#: whether the page is in the dark scheme now (the media rule its dark colours are under)
-_DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +81,9 @@ def _walk(
     def shot(step: str) -> None:
         for seen in views:
             pg.emulate_media(color_scheme=seen)
-            assert pg.evaluate(_DARK_JS) == (seen == "dark"), f"step {step}: not in {seen}"
             taken.append((step, seen))
-            found = layout_problems(pg)
+            # the view asserted (scheme, width) and the layout checks in one call
+            found = view_checks(pg, (seen == "dark", width), False)
             if found or SHOOT_ALL:
                 pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{seen}.png"))
             if found:
