@@ -59,12 +59,38 @@ def _pixels(png: bytes) -> np.ndarray:
         return np.asarray(img.convert("RGB")).astype(np.int16)
 
 
+def _with_axe(context: Any) -> Any:
+    """``context`` with axe loaded in its pages (:func:`with_axe`), where axe is installed
+    (``test_accessibility`` fails in CI where it is not)."""
+    return with_axe(context) if AXE.is_file() else context
+
+
+def _axe(pg: Any, where: str, found: dict[str, list[str]]) -> None:
+    """axe on the page as it is now (its context loads axe: :func:`with_axe`, the page's CSP
+    in force), light with every WCAG 2 A/AA rule, then dark with the colour rules (the dark
+    scheme changes colours only: the other rules find there what they found in the light);
+    the page left light. Serious and critical violations go into ``found``."""
+    if not AXE.is_file():
+        return
+    for scheme in ("light", "dark"):
+        pg.emulate_media(color_scheme=scheme)
+        dark = pg.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")
+        assert dark == (scheme == "dark"), f"{where}: not in {scheme}"
+        seen = _violations(pg, AXE, COLOUR_RULES if scheme == "dark" else None)
+        if seen:
+            found[f"{scheme} {where}"] = seen
+    pg.emulate_media(color_scheme="light")
+
+
 def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     browser: Any, site: Site
 ) -> None:
-    context = browser.new_context(viewport={"width": 1000, "height": 1200})
+    """…and axe finds nothing serious on the chat with its answers, the viewer with the
+    passage highlighted and an earlier round's page (:func:`_axe`, as they come)."""
+    context = _with_axe(browser.new_context(viewport={"width": 1000, "height": 1200}))
     page = context.new_page()
     problems = _watch(page)
+    axe: dict[str, list[str]] = {}
     page.goto(site.base + "/chat")
     expect(page.locator("html[data-ready='1']")).to_have_count(1)
     page.check("#scope-form input[name=scope][value=papers]")
@@ -101,11 +127,13 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
         "Scope: gauge.pdf, wheat.pdf"
     )
     expect(page.locator(".rounds-list li")).to_have_count(2)
+    _axe(page, "/chat (two answers)", axe)
     page.locator("article.answer-card").first.locator(".answer a.cite").click()
     expect(page).to_have_url(re.compile(r"/library/pdf/[0-9a-f]{64}\?page=2"))
     expect(page.locator("#pdf-marks .pdf-mark.placed").first).to_be_visible()
     expect(page.locator("#page-image")).to_have_js_property("complete", True)
     check_highlight(_pixels(page.locator("#pdf-page").screenshot()), GAUGE_AT)
+    _axe(page, "the viewer, the passage highlighted", axe)
     # previous page: no highlight there; zoom changes the page image
     page.click("#page-prev")
     expect(page).to_have_url(re.compile(r"page=1"))
@@ -125,8 +153,10 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     page.locator(".rounds-list a").first.click()
     expect(page.locator("h1")).to_have_text("Paper chat — round 1")
     expect(page.locator(".question")).to_have_text(QUESTION)
+    _axe(page, "/chat/round/1", axe)
     assert problems == []
     context.close()
+    assert axe == {}
 
 
 def test_ticking_papers_chooses_them_as_the_scope(browser: Any, site: Site) -> None:
@@ -181,9 +211,12 @@ def test_injected_pdf_text_is_shown_as_text(browser: Any, site: Site) -> None:
 
 
 def test_wizard_builds_the_report_as_a_job_and_opens_it(browser: Any, site: Site) -> None:
-    context = browser.new_context(viewport={"width": 1100, "height": 1000})
+    """…and axe finds nothing serious on the wizard (from the chat), the reports list and a
+    cancelled build's job page (:func:`_axe`)."""
+    context = _with_axe(browser.new_context(viewport={"width": 1100, "height": 1000}))
     page = context.new_page()
     problems = _watch(page)
+    axe: dict[str, list[str]] = {}
     page.goto(site.base + "/chat")
     page.check("#scope-form input[name=scope][value=papers]")
     for name in ("gauge.pdf", "wheat.pdf"):
@@ -195,6 +228,7 @@ def test_wizard_builds_the_report_as_a_job_and_opens_it(browser: Any, site: Site
     page.click("text=Build a report from this chat")
     expect(page.locator("#wizard-tabs")).to_be_visible()
     expect(page.locator("#panel-questions")).to_be_hidden()  # tabs: one panel at a time
+    _axe(page, "/reports/new (from the chat)", axe)
     page.click("#tab-questions")
     expect(page.locator("#questions")).to_have_value(re.compile(re.escape(QUESTION)))
     page.click("#tab-synthesis")
@@ -210,13 +244,6 @@ def test_wizard_builds_the_report_as_a_job_and_opens_it(browser: Any, site: Site
     expect(page.locator("dialog#viewer")).to_be_visible()
     assert page.locator("#viewer-marks .mark").count() >= 1
     assert problems == []  # no CSP violation: the report runs under its own CSP
-    context.close()
-
-
-def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> None:
-    if not AXE.is_file():
-        pytest.skip("axe-core is not installed (make node)")
-    gauge = sha(site.folder / "gauge.pdf")
     with site.writer() as c:  # a build job cancelled at once
         job = c.post(
             "/api/v1/reports/build", json={"papers": ["wheat.pdf"], "questions": ["What fell?"]}
@@ -226,39 +253,11 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
         while c.get(f"/api/v1/reports/jobs/{job['id']}").json()["status"] in ("queued", "running"):
             assert time.monotonic() < deadline
             time.sleep(0.2)
-    problems: dict[str, list[str]] = {}
-    # asked once; each page is seen light and dark by switching the emulated
-    # prefers-color-scheme on it (the dark colours are CSS media rules, as on every page)
-    context = with_axe(browser.new_context(bypass_csp=True, color_scheme="light"))
-    pg = context.new_page()
-    at = "light"  # the scheme the page emulates (the context's)
-    pg.goto(site.base + "/chat")
-    pg.fill("#question", QUESTION)
-    pg.press("#question", "Enter")
-    expect(pg.locator("article.answer-card")).not_to_have_count(0, timeout=120_000)
-    for path in (
-        "/chat",
-        "/chat/round/1",
-        f"/library/pdf/{gauge}?page=2&passage={GAUGE.replace(' ', '+')}",
-        "/reports/new",
-        "/reports",
-        f"/reports/job/{job['id']}",
-    ):
-        # the scheme the last page ended in first: no switch of a page about to be left (the
-        # scheme is CSS only, so a page loads the same in either, see test_every_page_browser)
-        pg.goto(site.base + path)
-        for scheme in (at, "dark" if at == "light" else "light"):
-            if scheme != at:
-                pg.emulate_media(color_scheme=scheme)
-                at = scheme
-            dark = pg.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")
-            assert dark == (scheme == "dark"), f"{path}: not in {scheme}"
-            # the dark scheme changes colours only: the colour rules can find more there
-            found = _violations(pg, AXE, COLOUR_RULES if scheme == "dark" else None)
-            if found:
-                problems[f"{scheme} {path}"] = found
+    for path in ("/reports", f"/reports/job/{job['id']}"):
+        page.goto(site.base + path)
+        _axe(page, path, axe)
     context.close()
-    assert problems == {}
+    assert axe == {}
 
 
 @pytest.mark.timeout(900)
