@@ -76,30 +76,6 @@ def test_axe_finds_a_planted_violation(browser: Any, running: Running, axe_path:
     assert any(v.startswith("label") for v in found), found
 
 
-def test_axe_loaded_by_the_context_finds_a_planted_violation(
-    browser: Any, running: Running, axe_path: Path
-) -> None:
-    """axe loaded as the context's init script (``with_axe``: the page tests' way, the page's
-    CSP in force) is the one both checks run, and it finds what it should."""
-    from tests.faces.web._page_checks import axe_violations
-
-    context = with_axe(browser.new_context(), axe_path)
-    pg = context.new_page()
-    pg.goto(running.base + "/studies")
-    assert pg.evaluate("() => typeof window.axe.run") == "function"  # before any check
-    pg.evaluate("() => { document.querySelector('#s-name').removeAttribute('id'); }")
-    found = _violations(pg, axe_path)
-    every_page = axe_violations(pg, axe_path)
-    # the colour rules alone (the dark views' run) find a colour planted too low in contrast
-    pg.evaluate("() => { document.querySelector('h1').style.color = '#c8c8c8'; }")
-    colours = _violations(pg, axe_path, COLOUR_RULES) + axe_violations(pg, axe_path, COLOUR_RULES)
-    context.close()
-    assert any(v.startswith("label") for v in found), found
-    assert any(v.startswith("axe label") for v in every_page), every_page
-    assert [v.split(" ", 1)[0] for v in colours] == ["color-contrast", "axe"], colours
-    assert colours[1].startswith("axe color-contrast"), colours
-
-
 #: a list of 40 items (past the 20th: trimmed for axe's run) in a scroller of 200 px,
 #: scrolled to its end (where the trimmed list would leave it no room to scroll)
 _PLANT_LIST_JS = """
@@ -121,16 +97,22 @@ _PLANT_LIST_JS = """
 """
 
 
-def test_view_checks_find_planted_violations_and_leave_the_page_as_it_was(
+def test_axe_in_the_context_and_view_checks_find_planted_violations(
     browser: Any, running: Running, axe_path: Path
 ) -> None:
-    """The every-page test's one call a view (``view_checks``): the view asserted, axe's
-    rules run on the page (a planted violation found, every rule or the colour ones), and the
-    rows of long lists it trims for axe put back in their places, scroll offsets kept: the
-    page (its whole HTML) is as it was before the call, for the next view's checks."""
+    """axe loaded as the context's init script (``with_axe``: the page tests' way, the page's
+    CSP in force) is the one the checks run, and it finds what it should. The every-page
+    test's one call a view (``view_checks``): the view asserted, axe's rules run on the page
+    (a planted violation found, every rule or the colour ones), and the rows of long lists it
+    trims for axe put back in their places, scroll offsets kept: the page (its whole HTML) is
+    as it was before the call, for the next view's checks. Then ``_violations`` and
+    ``axe_violations`` (which trims for good) find the same on the same page."""
+    from tests.faces.web._page_checks import axe_violations
+
     context = with_axe(browser.new_context(viewport={"width": 1000, "height": 900}), axe_path)
     pg = context.new_page()
     pg.goto(running.base + "/studies")
+    assert pg.evaluate("() => typeof window.axe.run") == "function"  # before any check
     # the page's own scripts are done with it: the header's counts are read and shown
     pg.wait_for_function(
         "() => document.querySelectorAll('.top nav .nav-count:not([hidden])').length === 2",
@@ -146,10 +128,19 @@ def test_view_checks_find_planted_violations_and_leave_the_page_as_it_was(
     assert pg.evaluate("() => document.querySelector('#planted').scrollTop") == top
     assert pg.evaluate("() => document.querySelectorAll('#planted li').length") == 40
     assert view_checks(pg, (False, 1000), False) == []  # the layout checks alone: no axe
+    # the page tests' other two ways to run axe, on the same page
+    labels = _violations(pg, axe_path)
+    every_page = axe_violations(pg, axe_path)
+    assert any(v.startswith("label") for v in labels), labels
+    assert any(v.startswith("axe label") for v in every_page), every_page
+    # the colour rules alone (the dark views' run) find a colour planted too low in contrast
     pg.evaluate(
         "() => { const h = document.querySelector('h1').style;"
         " h.color = '#c8c8c8'; h.background = '#fff'; }"
     )
+    colours = _violations(pg, axe_path, COLOUR_RULES) + axe_violations(pg, axe_path, COLOUR_RULES)
+    assert [v.split(" ", 1)[0] for v in colours] == ["color-contrast", "axe"], colours
+    assert colours[1].startswith("axe color-contrast"), colours
     pg.emulate_media(color_scheme="dark")
     colours = view_checks(pg, (True, 1000), True, COLOUR_RULES)
     assert [v.split(" ", 2)[1] for v in colours] == ["color-contrast"], colours
