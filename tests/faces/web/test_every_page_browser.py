@@ -1,6 +1,10 @@
 """Every page of the web face, in Debian's chromium, at 1280 px and 420 px wide, light and
 dark (issue 34): no table cell narrower than its longest word, no sideways page scroll
-(outside ``.table-wrap``), axe-core clean (serious/critical, WCAG 2 A/AA).
+(outside ``.table-wrap``), axe-core clean (serious/critical, WCAG 2 A/AA); on each main page
+at 1280 px the top bar is one row, the current page marked, no console error
+(:data:`TOP_BAR_PAGES`). The other page tests leave these checks of a page to this test,
+which loads every page anyway (``test_accessibility``'s page walk and
+``test_design_browser``'s top-bar test were folded in here).
 
 The pages come from the app's own routes (every GET outside ``/api/v1``): each is listed in
 ``PAGES`` with the address(es) that show it filled with a populated workspace's records, or
