@@ -111,6 +111,8 @@ def test_asreview_export_matched_reimport_idempotent_and_prisma_agrees(
         assert first.format == "asreview"
         assert first.rows == len(rows) + 1 and first.skipped == (len(rows) + 3,)
         assert [u["line"] for u in first.unmatched] == [len(rows) + 2]
+        reason = str(first.unmatched[0]["reason"])  # the title as the file gives it
+        assert "title 'A record that is not in the Study at all'" in reason, reason
         assert first.recorded == len(rows) and first.unchanged == 0
         again = app.screening.import_decisions(req, owner=app.owner)
         assert again.recorded == 0 and again.unchanged == len(rows)
@@ -224,7 +226,8 @@ def test_bad_files_are_clear_errors(tmp_settings: Settings, tmp_path: Path) -> N
         latin = "title,decision\nOne,include\nCaf\u00e9 study,exclude\n".encode("cp1252")
         view = app.screening.import_decisions(ImportDecisionsRequest(sid, latin), owner=app.owner)
         assert view.recorded == 1 and view.unmatched[0]["line"] == 3
-        assert "cafe study" in str(view.unmatched[0]["reason"])  # decoded, then normalised
+        # decoded, matched by its normalised form, quoted as the file gives it
+        assert "title 'Caf\u00e9 study'" in str(view.unmatched[0]["reason"])
         for data in (b"", b"title,colour\nOne,blue\n", b"doi,decision\n10.1000/one,perhaps\n"):
             with pytest.raises(DecisionsFileError):
                 app.screening.import_decisions(ImportDecisionsRequest(sid, data), owner=app.owner)

@@ -110,11 +110,15 @@ class ImportedDecision:
     note: str = ""
     reviewer: str = ""
     labels: tuple[str, ...] = ()
+    #: the record's title as the file gives it (the identifier is its normalised form):
+    #: what a message about the row quotes
+    title: str = ""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "line": self.line,
             "identifiers": [[k, v] for k, v in self.identifiers],
+            "title": self.title,
             "verdict": self.verdict,
             "reason": self.reason,
             "note": self.note,
@@ -303,7 +307,10 @@ def parse_decisions(
             problems.append((line, _no_identifier(row, columns)))
             first_code = first_code or "no_identifier"
             continue
-        out.append(ImportedDecision(line, ids, verdict, _cell(row, reason), _cell(row, note)))
+        given = _cell(row, columns.get("title"))
+        out.append(
+            ImportedDecision(line, ids, verdict, _cell(row, reason), _cell(row, note), title=given)
+        )
     if problems and not out and not skipped:  # no row could be read: the file is wrong
         line, why = problems[0]
         more = (
@@ -343,6 +350,7 @@ def _rayyan_record(
     out: list[ImportedDecision],
     skipped: list[int],
     problems: list[tuple[int, str]],
+    title: str = "",
 ) -> None:
     """One record's decisions, or its line as skipped (no decision) or as a problem."""
     try:
@@ -373,6 +381,7 @@ def _rayyan_record(
                 " · ".join(parts),
                 reviewer,
                 notes.labels,
+                title,
             )  # fmt: skip
         )
 
@@ -391,7 +400,7 @@ def _rayyan(
     problems: list[tuple[int, str]] = []
     for line, row in rows:
         _rayyan_record(line, _identifiers(row, columns), _cell(row, notes), out, skipped,
-                       problems)  # fmt: skip
+                       problems, _cell(row, columns.get("title")))  # fmt: skip
     return ImportedDecisions("rayyan", tuple(out), tuple(skipped), tuple(problems))
 
 
@@ -479,9 +488,10 @@ def _ris(text: str, format: DecisionsFormat | Literal["auto"]) -> ImportedDecisi
             problems.append((line, f"the notes are longer than {MAX_CELL:,} characters"))
             continue
         ids = _ris_identifiers(tags)
+        given = next((t.strip() for t in tags.get("TI", []) + tags.get("T1", []) if t.strip()), "")
         if format != "asreview" and "RAYYAN-INCLUSION" in notes:
             rayyan = True
-            _rayyan_record(line, ids, notes, out, skipped, problems)
+            _rayyan_record(line, ids, notes, out, skipped, problems, given)
             continue
         labelled, verdict, reason, key = (
             _labelled(tags.get("N1", [])) if format != "rayyan" else (False, None, "", "")
@@ -494,6 +504,10 @@ def _ris(text: str, format: DecisionsFormat | Literal["auto"]) -> ImportedDecisi
         elif not ids:
             problems.append((line, "no record identifier (DOI, PMID or title)"))
         else:
-            out.append(ImportedDecision(line, ids, verdict, reason if verdict == "exclude" else ""))
+            out.append(
+                ImportedDecision(
+                    line, ids, verdict, reason if verdict == "exclude" else "", title=given
+                )
+            )
     shape: DecisionsFormat = "asreview" if labels and not rayyan else "rayyan"
     return ImportedDecisions(shape, tuple(out), tuple(skipped), tuple(problems))

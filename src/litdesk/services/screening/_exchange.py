@@ -121,18 +121,30 @@ class RecordIndex:
                 ambiguous.append(kind)
                 continue
             if found is None:
-                found, first = (hit[0], hit[1], kind), f"{kind} {value[:60]!r}"
+                found, first = (hit[0], hit[1], kind), _quoted(decision, kind, value)
             elif hit[0] != found[0]:
                 return (
                     f"its {first} is one study of the Study and its "
-                    f"{kind} {value[:60]!r} another: which one the decision is about is unclear"
+                    f"{_quoted(decision, kind, value)} another: which one the decision is "
+                    "about is unclear"
                 )
         if found is not None:
             return found
-        shown = ", ".join(f"{k} {v[:60]!r}" for k, v in decision.identifiers)
+        shown = ", ".join(_quoted(decision, k, v) for k, v in decision.identifiers)
         if ambiguous:
             return f"{' and '.join(ambiguous)} shared by several studies of the Study ({shown})"
         return f"no record of the Study has {shown or 'these identifiers'}"
+
+
+def _quoted(decision: ImportedDecision, kind: str, value: str) -> str:
+    """An identifier of the row as a message quotes it: a title as the file gives it (the
+    identifier is its normalised form), cut at a word; the others as read."""
+    if kind == "title" and decision.title:
+        title = decision.title
+        if len(title) > 120:
+            title = title[:119].rsplit(" ", 1)[0] + "…"
+        return f"title {title!r}"
+    return f"{kind} {value[:60]!r}"
 
 
 def match_decisions(
