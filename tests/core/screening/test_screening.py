@@ -121,6 +121,31 @@ def test_check_set_is_random_by_seed_and_guidance_never_says_stop():
         check_set(10, 11, seed=1)
 
 
+def test_the_check_sample_is_not_redrawn_when_records_are_added():
+    """A living review adds records: the SAFE check set keeps its records (and the decisions
+    made on them) except those a newcomer displaces; the index draw redrew nearly all."""
+    from litdesk.core.screening import check_sample
+
+    keys = [f"rec-{i}" for i in range(1_000)]
+    first = check_sample(keys, 50, "study-1")
+    assert first == check_sample(keys, 50, "study-1") and len(set(first)) == 50
+    assert first != check_sample(keys, 50, "study-2")  # each Study its own draw
+    assert [k for k in keys if k in first] == list(first)  # in the records' order
+    assert first != tuple(keys[:50])  # not the first records
+    more = keys + [f"new-{i}" for i in range(100)]
+    after = check_sample(more, 55, "study-1")
+    newcomers = set(after) - set(keys)
+    assert len(set(first) - set(after)) <= len(newcomers) <= 20, (first, after)
+    # the index draw of the same growth kept few of its records
+    old = {keys[i] for i in check_set(1_000, 50, seed=1)}
+    assert len(old & {more[i] for i in check_set(1_100, 55, seed=1)}) < 25
+    # uniform: the sample's share of the first half is near a half over many Studies
+    firsts = sum(k in set(keys[:500]) for n in range(40) for k in check_sample(keys, 50, f"s{n}"))
+    assert 0.4 < firsts / 2_000 < 0.6
+    with pytest.raises(ScreeningInputError):
+        check_sample(keys[:10], 11, "study-1")
+
+
 # --- a small synthetic set --------------------------------------------------------------------
 
 _TOPIC = [

@@ -78,6 +78,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._stopping import (
         RemainingEstimate,
         StoppingGuidance,
+        check_sample,
         check_set,
         consecutive_irrelevant,
         estimate_remaining,
@@ -138,6 +139,7 @@ __all__ = [
     "StoppingGuidance",
     "build_features",
     "embedding_block",
+    "check_sample",
     "check_set",
     "consecutive_irrelevant",
     "default_retrain_every",

@@ -21,6 +21,7 @@ from ._metrics import recall_curve
 __all__ = [
     "RemainingEstimate",
     "StoppingGuidance",
+    "check_sample",
     "check_set",
     "consecutive_irrelevant",
     "estimate_remaining",
@@ -51,6 +52,28 @@ def check_set(records: int, size: int, seed: int) -> tuple[int, ...]:
         )
     chosen = np.random.default_rng(seed).choice(records, size=size, replace=False)
     return tuple(sorted(int(i) for i in chosen))
+
+
+def check_sample(keys: Sequence[str], size: int, salt: str) -> tuple[str, ...]:
+    """A uniform random sample of ``size`` of ``keys`` — the ``size`` keys whose keyed hash
+    (BLAKE2b of the key, keyed by ``salt``) is lowest — in the order of ``keys``: the SAFE
+    check set of a Study whose records grow (a living review). Unlike :func:`check_set`,
+    records added later do not redraw it: a record stays in the sample unless one of the
+    new records hashes below it, and the sample's own decisions stay counted."""
+    import hashlib
+
+    if not 0 <= size <= len(keys):
+        raise ScreeningInputError(
+            f"a check set of {size} cannot be drawn from {len(keys)} records",
+            code="bad_check_set",
+        )
+    secret = hashlib.blake2b(salt.encode("utf-8"), digest_size=32).digest()
+
+    def rank(key: str) -> bytes:
+        return hashlib.blake2b(key.encode("utf-8"), key=secret, digest_size=16).digest()
+
+    chosen = set(sorted(keys, key=rank)[:size])
+    return tuple(k for k in keys if k in chosen)
 
 
 def _wilson(successes: int, n: int) -> tuple[float, float]:

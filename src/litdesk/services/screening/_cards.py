@@ -18,7 +18,7 @@ from litdesk.core.screening import (
     SVM_MODEL,
     DecisionHistory,
     Stage,
-    check_set,
+    check_sample,
     stopping_guidance,
 )
 from litdesk.services.dedup import WorkingGroup
@@ -276,8 +276,7 @@ def guidance(
     reviewer", not "screened" (beside it, "screened by you" and "settled" count otherwise)."""
     total = len(state.items)
     size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
-    seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
-    sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
+    sample = check_sample(state.items, size, ctx.study.id)
     decided = [labels[k] for k in sample if k in labels]
     shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
     return Guidance(
@@ -291,8 +290,10 @@ def guidance(
             "size": size,
             "decided": len(decided),
             "method": (
-                f"a uniform random check set of {size} of the {total} records (drawn by the "
-                f"Study's id), {len(decided)} decided so far; the share of includes among "
+                f"a uniform random check set of {size} of the {total} records (each "
+                "record's place in it drawn from its key and the Study's id, so records "
+                "added later do not redraw it), "
+                f"{len(decided)} decided so far; the share of includes among "
                 "them estimates the includes in all (Wilson 95% interval), minus those "
                 "found. Until every check-set record is decided the estimate leans high: "
                 "the model shows likely includes first."
