@@ -25,14 +25,19 @@ from ._schema import (
     paper_savers,
     papers,
     search_runs,
+    studies,
     study_papers,
     study_search_runs,
 )
 
 __all__ = [
     "HIT_BATCH",
+    "BegunRound",
     "RoundRow",
     "WholeHitRow",
+    "begin_round",
+    "begun_rounds",
+    "lock_rounds",
     "get_round_of_job",
     "insert_new_papers",
     "insert_whole_run",
@@ -42,6 +47,7 @@ __all__ = [
     "run_definition",
     "run_hits",
     "search_run_hits",
+    "study_begun_rounds",
     "study_paper_ids",
     "study_search_rounds",
     "written_hits",
@@ -93,6 +99,35 @@ study_search_rounds = sa.Table(
     sa.Column("report", sa.Text, nullable=True),
     sa.Index("ix_study_search_rounds_round", "study_id", "round"),
 )
+
+
+#: update rounds begun by hand (``study round``, migration 0036): imports and papers
+#: joining the Study after ``began_at`` belong to the round (issue 28)
+study_begun_rounds = sa.Table(
+    "study_begun_rounds",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("by", sa.String(200), nullable=False),
+    sa.Column("began_at", sa.String(_WHEN), nullable=False),
+    sa.Column("note", sa.Text, nullable=True),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BegunRound:
+    """An update round begun by hand: its number, who began it, when, and the note."""
+
+    study_id: str
+    round: int
+    by: str
+    began_at: str
+    note: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,14 +262,53 @@ def get_round_of_job(conn: Connection, job_id: str) -> list[RoundRow]:
     return [_round(r) for r in rows]
 
 
-def next_round(conn: Connection, study_id: str) -> int:
-    """The number of the Study's next update round (1 after the first searches)."""
+def next_round(conn: Connection, study_id: str, *, update: bool = False) -> int:
+    """The number of the Study's next round (1 after the first searches): one past every
+    round so far, whole searches' and begun ones'; with ``update`` (a ``study update``),
+    the latest round begun by hand while it has no whole search yet — the update's
+    searches are that round's, beside its imports."""
     top = conn.execute(
         sa.select(sa.func.max(study_search_rounds.c.round)).where(
             study_search_rounds.c.study_id == study_id
         )
     ).scalar()
-    return int(top) + 1 if top is not None else 1
+    began = conn.execute(
+        sa.select(sa.func.max(study_begun_rounds.c.round)).where(
+            study_begun_rounds.c.study_id == study_id
+        )
+    ).scalar()
+    whole = int(top) if top is not None else 0
+    if began is not None and int(began) > whole:
+        return int(began) if update else int(began) + 1
+    return whole + 1
+
+
+def lock_rounds(conn: Connection, study_id: str) -> None:
+    """Inside a write transaction: hold the Study's row until it ends, so two rounds begun
+    at once are numbered one after the other (PostgreSQL; SQLite's writer is one)."""
+    conn.execute(sa.select(studies.c.id).where(studies.c.id == study_id).with_for_update())
+
+
+def begun_rounds(conn: Connection, study_id: str) -> list[BegunRound]:
+    """The update rounds begun by hand in the Study, in round order."""
+    rows = conn.execute(
+        sa.select(study_begun_rounds)
+        .where(study_begun_rounds.c.study_id == study_id)
+        .order_by(study_begun_rounds.c.round)
+    )
+    return [BegunRound(r.study_id, int(r.round), r.by, r.began_at, r.note) for r in rows]
+
+
+def begin_round(
+    conn: Connection, study_id: str, *, number: int, by: str, at: str, note: str | None
+) -> BegunRound:
+    """Inside the caller's write transaction: round ``number`` of the Study begins at ``at``."""
+    conn.execute(
+        sa.insert(study_begun_rounds).values(
+            study_id=study_id, round=number, by=by, began_at=at, note=note
+        )
+    )
+    return BegunRound(study_id, number, by, at, note)
 
 
 def run_hit_count(conn: Connection, run_id: str) -> int:

@@ -462,7 +462,8 @@ def prisma_markdown(report: PrismaReport, *, flow: str | None = None) -> str:
 _ROUNDS_NOTE = (
     "Each round of the review is reported on its own: its searches below carry its round "
     "and their own date (PRISMA-S item 13). A round's figures are its whole searches'; a "
-    "search run kept into the Study is listed below in the round it joined."
+    "search run kept into the Study and an import are listed below in the round they joined "
+    "(a round begun for imports alone has no whole search: its figures are 0)."
 )
 
 

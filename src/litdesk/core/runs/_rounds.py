@@ -1,7 +1,10 @@
 """The one rule that places a Study's source in a search round (pure).
 
 A living review's rounds are its first searches (round 0) and its update rounds (1, 2, …:
-``study_search_rounds``). A whole search (``study add-search``, an update) carries its
+``study_search_rounds``, and the rounds begun by hand with ``study round`` —
+``study_begun_rounds`` — for a review that re-runs its searches in databases litdesk
+cannot query and imports the exports). An update round begins at the earlier of its
+first whole search's commit and the moment it was begun by hand. A whole search (``study add-search``, an update) carries its
 round; every other source — a kept search run, an import, a paper added by hand or from
 Zotero — belongs to the round in force when it joined the Study: the latest update round
 begun by then (to the second: imports and papers keep whole seconds, so a source that
@@ -51,8 +54,11 @@ class StudyRounds:
         return self.began[i - 1][0] if i else 0
 
 
-def study_rounds(rows: Iterable[tuple[str, int, str]]) -> StudyRounds:
-    """The rounds of a Study's whole searches ``rows`` (run id, round, committed at)."""
+def study_rounds(
+    rows: Iterable[tuple[str, int, str]], begun: Iterable[tuple[int, str]] = ()
+) -> StudyRounds:
+    """The rounds of a Study's whole searches ``rows`` (run id, round, committed at) and
+    of its update rounds begun by hand ``begun`` (round, began at)."""
     whole: dict[str, int] = {}
     began: dict[int, datetime] = {}
     for run_id, number, at in rows:
@@ -60,4 +66,7 @@ def study_rounds(rows: Iterable[tuple[str, int, str]]) -> StudyRounds:
         if number > 0:
             moment = instant(at)
             began[number] = min(began.get(number, moment), moment)
+    for number, at in begun:
+        moment = instant(at)
+        began[number] = min(began.get(number, moment), moment)
     return StudyRounds(whole, tuple((n, began[n].replace(microsecond=0)) for n in sorted(began)))

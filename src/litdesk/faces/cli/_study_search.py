@@ -1,5 +1,6 @@
-"""``litdesk study add-search`` (a whole search into a Study) and ``litdesk study update``
-(the Study's saved searches re-run as an update round). Thin: build the request, call
+"""``litdesk study add-search`` (a whole search into a Study), ``litdesk study update``
+(the Study's saved searches re-run as an update round) and ``litdesk study round`` (an
+update round begun by hand, for the exports of databases litdesk cannot query). Thin: build the request, call
 ``app.studies``, run the job here (no server needed), print.
 
 Both take ``--record DIR`` / ``--replay DIR`` as ``litdesk search`` does: the Study's
@@ -327,8 +328,40 @@ def update(
         raise typer.Exit(view.exit_status)
 
 
+def begin_round(
+    study: Annotated[str, typer.Argument(help="Study name or id.")],
+    note: Annotated[
+        str | None,
+        typer.Option(
+            "--note", help='What the round is ("Embase and Scopus re-run, exports of 8 Dec").'
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Begin the Study's next update round by hand, for searches re-run in databases
+    litdesk cannot query: the exports you import next (`litdesk import FILE --study S`)
+    count in it, as PRISMA 2020's update column and PRISMA-S. Refused while the latest
+    round begun this way has nothing in it (see docs/studies.md: "Living reviews")."""
+    from litdesk.services.studies import BeginRoundRequest
+
+    from ._context import sync_app
+
+    request = BeginRoundRequest(study, note)
+    with sync_app() as app:
+        begun = app.studies.begin_round(request, owner=app.owner)
+    if as_json:
+        emit_json(begun.to_dict())
+        return
+    _say(
+        f"Update round {begun.round} of {begun.study_name} began {begun.began_at}"
+        + (f" ({begun.note})" if begun.note else "")
+    )
+    _say(f"Import its exports next: litdesk import FILE --study {begun.study_id}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``study add-search`` and ``study update`` to the ``study`` group."""
+    """Add ``study add-search``, ``study update`` and ``study round`` to the ``study`` group."""
     del app  # the study group is registered by the workspace commands
     study_app.command("add-search")(command(add_search))
     study_app.command("update")(command(update))
+    study_app.command("round")(command(begin_round))

@@ -214,6 +214,14 @@ def study_show(
             label += "; " + _round_words(rounds[row["id"]])
         text = wrap_keeping_dates(f"  {what}: {label}", console.width, indent="    ")
         console.print(text, highlight=False, overflow="fold")
+    for b in summary.get("begun_rounds", []):  # update rounds begun by hand (study round)
+        label = f"update round {b['round']} begun {b['began_at']} by {b['by']}"
+        label += f": {b['note']}" if b["note"] else ""
+        console.print(
+            wrap_keeping_dates(f"  round: {label}", console.width, indent="    "),
+            highlight=False,
+            overflow="fold",
+        )
     print_rows(
         console,
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from litdesk.adapters.store import Store, repo, screening, whole_searches
+from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.pdfmeta import DOUBT_PREFIX
 from litdesk.core.screening import (
@@ -25,7 +25,7 @@ from litdesk.services.dedup import WorkingGroup
 
 from ._config import ScreeningConfig
 from ._items import ScreenSet
-from ._prisma import round_labels
+from ._prisma import study_plan
 from ._state import NOT_COUNTED, StageState
 from ._views import (
     CardFullText,
@@ -199,7 +199,7 @@ def members(
     plan = None
     if store is not None and study_id:
         with store.read() as conn:
-            plan = round_labels(whole_searches.list_rounds(conn, study_id))
+            plan = study_plan(conn, study_id)
     out: list[MemberRecord] = []
     for r in group.members:
         paper = r.data.get("paper")
@@ -327,12 +327,12 @@ def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
     if state.stage != "title_abstract":
         return None
     with store.read() as conn:
-        rounds = whole_searches.list_rounds(conn, ctx.study.id)
-    plan = round_labels(rounds)
+        plan = study_plan(conn, ctx.study.id)
     last = len(plan.labels) - 1
     if last == 0:
         return None
-    key = (ctx.screen.fingerprint, tuple((r.run_id, r.round, r.created_at) for r in rounds))
+    placed = (tuple(sorted(plan.rounds.whole.items())), plan.rounds.began)
+    key = (ctx.screen.fingerprint, placed)
     with _UPDATE_LOCK:
         found = _UPDATE_GROUPS.get(key)
     if found is None:

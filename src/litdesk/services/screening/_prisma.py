@@ -5,8 +5,9 @@ typed (issue 28).
   search lane's provider, an imported file), register (a trial register's name) or other
   method (a paper added by hand), and duplicates removed = the round's records − the
   studies of the working set first identified in that round.
-* **Rounds**: a living review's update rounds (``study_search_rounds`` numbered from 1)
-  are their own column, with the whole searches added in that round; any other source (an
+* **Rounds**: a living review's update rounds (``study_search_rounds`` numbered from 1,
+  and the rounds begun by hand with ``study round``: ``study_begun_rounds``) are their own
+  column, with the whole searches added in that round; any other source (an
   import, a kept search run, a paper added by hand) belongs to the round in force when it
   joined the Study — the latest update round begun by then, the initial round before the
   first — so nothing added after an update changes an earlier column. A working-set group
@@ -60,6 +61,7 @@ __all__ = [
     "not_retrieved_groups",
     "not_retrieved_now",
     "round_labels",
+    "study_plan",
     "source_kind",
 ]
 
@@ -180,15 +182,29 @@ class RoundPlan:
         return self.rounds.updates.index(number) + 1 if number else 0
 
 
-def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> RoundPlan:
-    """The flow's columns from the Study's whole searches: "Initial search", then
-    "Update N (6 Dec 2026)" for each update round (the day its first whole search was
-    committed, with the time when two updates share a day: "6 Dec 2026, 13:16"; machine
-    output keeps the ISO times)."""
-    plan = study_rounds((r.run_id, r.round, r.created_at) for r in rounds)
+def round_labels(
+    rounds: Sequence[whole_searches.RoundRow],
+    begun: Sequence[whole_searches.BegunRound] = (),
+) -> RoundPlan:
+    """The flow's columns from the Study's whole searches and its rounds begun by hand:
+    "Initial search", then "Update N (6 Dec 2026)" for each update round (the day it
+    began — its first whole search's commit, or when it was begun by hand — with the time
+    when two updates share a day: "6 Dec 2026, 13:16"; machine output keeps the ISO
+    times). A round begun by hand is its column even while nothing is in it yet."""
+    plan = study_rounds(
+        ((r.run_id, r.round, r.created_at) for r in rounds),
+        ((b.round, b.began_at) for b in begun),
+    )
     shown = dates([at for _, at in plan.began])  # with the time when two share a day
     labels = ["Initial search"] + [f"Update {i} ({d})" for i, d in enumerate(shown, start=1)]
     return RoundPlan(plan, labels)
+
+
+def study_plan(conn: Connection, study_id: str) -> RoundPlan:
+    """The Study's flow columns as stored (:func:`round_labels` of both kinds of round)."""
+    return round_labels(
+        whole_searches.list_rounds(conn, study_id), whole_searches.begun_rounds(conn, study_id)
+    )
 
 
 def compute_flow(

@@ -19,7 +19,7 @@ from typing import Final, cast
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import NotFoundError
-from litdesk.adapters.store import Store, screening, whole_searches
+from litdesk.adapters.store import Store, screening
 from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
     BOXES,
@@ -40,7 +40,7 @@ from ._exchange import decisions_csv, decisions_ris, group_rounds
 from ._items import ScreenSet, build_screen_set, history_of
 from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
-from ._prisma import FlowResult, compute_flow, not_retrieved_groups, not_retrieved_now, round_labels
+from ._prisma import FlowResult, compute_flow, not_retrieved_groups, not_retrieved_now, study_plan
 from ._prisma_lists import record_row, source_list, study_list
 from ._requests import (
     ConfigureRequest,
@@ -414,7 +414,7 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
         d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
     )
     with area.store.read() as conn:
-        rounds = group_rounds(groups, round_labels(whole_searches.list_rounds(conn, ctx.study.id)))
+        rounds = group_rounds(groups, study_plan(conn, ctx.study.id))
     slug = "".join(c if c.isalnum() else "-" for c in ctx.study.name.lower()).strip("-")[:60]
     name = f"screening-{slug or 'study'}-{stage}"
     if request.format == "ris":
@@ -439,7 +439,7 @@ def study_flow(
     the caller has them). A stage still blind is counted for the Study owner only; others
     see it as not yet screened, said so in the notes."""
     with store.read() as conn:
-        rounds = whole_searches.list_rounds(conn, study_id)
+        plan = study_plan(conn, study_id)
         retrieval = [] if not_retrieved is not None else screening.list_retrieval(conn, study_id)
         if config is None:
             stored = screening.get_settings(conn, study_id)
@@ -465,7 +465,7 @@ def study_flow(
         not_retrieved=not_retrieved
         if not_retrieved is not None
         else not_retrieved_groups(((r.record_key, r.status) for r in retrieval), group_of),
-        rounds=round_labels(rounds),
+        rounds=plan,
     )
     if hidden:
         words = {"title_abstract": "title and abstract", "full_text": "full text"}

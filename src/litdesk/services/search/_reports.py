@@ -4,6 +4,7 @@ Markdown/HTML for a run or a Study, frozen evaluation fixtures, offline evaluati
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -23,6 +24,7 @@ from litdesk.core.runs import (
     bibliography,
     build_prisma,
     evaluate,
+    instant,
     make_manifest,
     prisma_html,
     prisma_markdown,
@@ -104,11 +106,12 @@ def study_prisma(
         run_ids = repo.study_run_ids(conn, row.id)
         docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
         rounds = whole.list_rounds(conn, row.id)
+        begun = whole.begun_rounds(conn, row.id)  # update rounds begun by hand (issue 28)
         joined = {(s.kind, s.id): s.at for s in study_records.study_sources(conn, row.id)}
     # every round's searches are listed, each with its round and its own date (PRISMA-S
     # item 13); a kept run and an import are placed by the rule PRISMA 2020's columns
     # read (StudyRounds.round_of: the round in force when they joined the Study)
-    placed = _placed(rounds, joined, [*run_ids, *(r.run_id for r in rounds)], docs)
+    placed = _placed(rounds, begun, joined, [*run_ids, *(r.run_id for r in rounds)], docs)
     ordered = sorted(
         dict.fromkeys([*run_ids, *(r.run_id for r in rounds)]),
         key=lambda rid: placed.get(rid, -1),
@@ -135,7 +138,7 @@ def study_prisma(
     return replace(
         report,
         notes=report.notes + _round_notes(rounds),
-        rounds=_search_rounds(rounds, {r.id: r.retrieved_at for r in runs if _replayed(r)}),
+        rounds=_search_rounds(rounds, {r.id: r.retrieved_at for r in runs if _replayed(r)}, begun),
         source_kinds=_source_kinds(store, row.id, docs),
     )
 
@@ -158,15 +161,19 @@ def _source_kinds(store: Store, study_id: str, docs: list[repo.DocumentRow]) -> 
 
 def _placed(
     rounds: list[whole.RoundRow],
+    begun: list[whole.BegunRound],
     joined: dict[tuple[str, str], str],
     run_ids: list[str],
     docs: list[repo.DocumentRow],
 ) -> dict[str, int]:
     """Run and import id → its search round, by the one rule (:class:`StudyRounds`); empty
-    for a Study without whole searches (its kept runs are "saved run"s, as before)."""
-    if not rounds:
+    for a Study without whole searches or rounds begun by hand (its kept runs are "saved
+    run"s, as before)."""
+    if not rounds and not begun:
         return {}
-    plan = study_rounds((r.run_id, r.round, r.created_at) for r in rounds)
+    plan = study_rounds(
+        ((r.run_id, r.round, r.created_at) for r in rounds), ((b.round, b.began_at) for b in begun)
+    )
     out = {
         rid: plan.whole[rid]
         if rid in plan.whole
@@ -190,22 +197,27 @@ def _replayed(run: SearchRun) -> bool:
 
 
 def _search_rounds(
-    rounds: list[whole.RoundRow], searched: dict[str, str]
+    rounds: list[whole.RoundRow],
+    searched: dict[str, str],
+    begun: Sequence[whole.BegunRound] = (),
 ) -> tuple[SearchRound, ...]:
     """Each search round of the Study on its own: its first date, its searches and the
     records they retrieved, new to the Study, already in it, changed, retracted since. A
     replayed search counts from when its databases were searched (``searched``: by run),
-    not when the replay added it."""
-    by_round: dict[int, list[whole.RoundRow]] = {}
+    not when the replay added it. A round begun by hand (``study round``) is dated when it
+    began; without a whole search its figures are 0 (its imports are listed with it)."""
+    by_round: dict[int, list[whole.RoundRow]] = {b.round: [] for b in begun}
     for r in rounds:
         by_round.setdefault(r.round, []).append(r)
+    began = {b.round: b.began_at for b in begun}
     out: list[SearchRound] = []
     for number, rows in sorted(by_round.items()):
         reports = [r.report or {} for r in rows]
+        dated = [searched.get(r.run_id, r.created_at) for r in rows]
         out.append(
             SearchRound(
                 number,
-                min(searched.get(r.run_id, r.created_at) for r in rows),
+                min([*dated, *([began[number]] if number in began else [])], key=instant),
                 len(rows),
                 sum(_count(x, "records") for x in reports),
                 sum(_count(x, "new") for x in reports),

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         WorkingSetExportRequest,
         WorkingSetRequest,
     )
+    from ._rounds import MAX_ROUND_NOTE, BeginRoundRequest, RoundBegun
     from ._sources import ImportSourceRequest, ImportSourceView
     from ._views import (
         FULLTEXT_PAGE,
@@ -106,6 +107,9 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     )
 
 __all__ = [
+    "MAX_ROUND_NOTE",
+    "BeginRoundRequest",
+    "RoundBegun",
     "RecordsRequest",
     "STUDY_MAX_PAGE",
     "STUDY_PAGE",

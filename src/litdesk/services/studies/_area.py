@@ -68,6 +68,7 @@ from ._requests import (
     WorkingSetExportRequest,
     WorkingSetRequest,
 )
+from ._rounds import RoundCases
 from ._screening_zip import ScreeningZip, record_decisions
 from ._sources import ImportSourceRequest, ImportSourceView, set_import_source
 from ._views import (
@@ -184,8 +185,9 @@ def study_view(
     )
 
 
-class StudiesArea:
-    """Studies and their papers, notes, exports and imports, for any owner.
+class StudiesArea(RoundCases):
+    """Studies and their papers, notes, exports and imports, for any owner (update rounds
+    begun by hand: :class:`~._rounds.RoundCases`).
 
     ``wake`` tells this process's job runner that an import job was queued."""
 

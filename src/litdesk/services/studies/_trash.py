@@ -478,6 +478,7 @@ _ACTIONS: Final = {
     "search_removed": "Removed a search",
     "search_added": "Added a whole search",
     "study_updated": "Updated the Study's searches",
+    "round_begun": "Began an update round",
     "imported": "Imported a file",
     "import_source_set": "Named an import's source",
     "import_removed": "Removed an import",

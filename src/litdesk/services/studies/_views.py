@@ -146,6 +146,7 @@ class StudyView:
             "working_set": self.working_set.to_dict(),
             "search_rounds": list(self.rounds.rounds),
             "latest_update": self.rounds.latest_update,
+            "begun_rounds": list(self.rounds.begun),
         }
 
 
@@ -477,6 +478,8 @@ class SearchRoundsView:
     study_id: str
     study_name: str
     rounds: list[RoundSummary]
+    #: the update rounds begun by hand (``study round``): round, by, began_at, note
+    begun: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def latest_update(self) -> RoundSummary | None:
@@ -489,6 +492,7 @@ class SearchRoundsView:
             "study_name": self.study_name,
             "rounds": list(self.rounds),
             "latest_update": self.latest_update,
+            "begun_rounds": list(self.begun),
         }
 
 

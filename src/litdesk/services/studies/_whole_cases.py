@@ -21,6 +21,7 @@ from litdesk.services.jobs import ClaimedJob, JobNotFound, Jobs, JobView, worker
 from litdesk.services.search import in_workspace, load_run
 
 from ._requests import AddSearchRequest, UpdateStudyRequest
+from ._rounds import begun_rows
 from ._views import (
     AddSearchPreview,
     LanePreview,
@@ -296,14 +297,18 @@ class WholeSearches:
         return self.job(job_id, owner=owner)
 
     def rounds(self, ref: str, *, owner: str) -> SearchRoundsView:
-        """The Study's whole searches by round, with each round's report."""
+        """The Study's whole searches by round, with each round's report, and the update
+        rounds begun by hand."""
         row = self._study(ref, owner, "read")
-        return SearchRoundsView(row.id, row.name, _round_rows(self.store, row.id))
+        rows = _round_rows(self.store, row.id)
+        return SearchRoundsView(row.id, row.name, rows, begun_rows(self.store, row.id))
 
     @staticmethod
     def rounds_of(store: Store, study_id: str) -> SearchRoundsView:
         """A Study's rounds for its page (the caller checked access; no name)."""
-        return SearchRoundsView(study_id, "", _round_rows(store, study_id))
+        return SearchRoundsView(
+            study_id, "", _round_rows(store, study_id), begun_rows(store, study_id)
+        )
 
 
 def _as_recorded(saved: list[tuple[RunDefinition, int]]) -> list[tuple[RunDefinition, int]]:

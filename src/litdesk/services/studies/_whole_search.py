@@ -437,7 +437,8 @@ def commit_whole(
     """One transaction: the run, its hits, its Study link and round (for a search added,
     the round in force — 0 before the first update, so a search added after an update,
     e.g. an edited query, is that update's and never grows the initial round; the next
-    round for an update), each hit saved as a paper of the Study when
+    round for an update, or the round begun by hand with ``study round`` while it has no
+    whole search yet), each hit saved as a paper of the Study when
     the Study does not hold it yet by identity, and the round's report (new, already
     known, changed, retracted since; each lane's state). With ``job_id`` and ``worker``
     nothing is saved unless that worker still holds the job (:class:`JobLeaseLost`)."""
@@ -460,8 +461,8 @@ def commit_whole(
             number = round_no
         elif kind == "search":  # the round in force: 0 before the first update
             number = whole.next_round(conn, study_id) - 1
-        else:
-            number = whole.next_round(conn, study_id)
+        else:  # the next round, or the round begun by hand that has no search yet
+            number = whole.next_round(conn, study_id, update=True)
         # the Study's kept runs from before migration 0031 are its papers first: this
         # update finds them "already known", as PRISMA 2020 counted them earlier
         catch_up_kept_runs(conn, store, study_id)

@@ -1,6 +1,7 @@
 """Whole searches into a Study and its update rounds: the search page's "Add all results to
 a Study" (preview → confirm → the job's progress with cancel), the Study page's "Update
-searches", and their ``/api/v1`` twins."""
+searches" and "Begin an update round" (issue 28: for exports of databases litdesk cannot
+query), and their ``/api/v1`` twins."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.studies import (
+    MAX_ROUND_NOTE,
     WHOLE_DEFAULT_CAP,
     AddSearchRequest,
+    BeginRoundRequest,
     UpdateStudyRequest,
 )
 
@@ -54,6 +57,16 @@ class UpdateForm(BaseModel):
     """The Study page's update form: the databases ticked (none ticked: all of them)."""
 
     provider: list[str] = Field(default_factory=list, max_length=10)
+
+
+class RoundBody(BaseModel):
+    """An update round begun by hand: what it is (optional)."""
+
+    note: str = Field(
+        "",
+        max_length=MAX_ROUND_NOTE,
+        description="What the round is (say, the databases re-run and the exports' date).",
+    )
 
 
 def _request(study: str, body: WholeSearchBody) -> AddSearchRequest:
@@ -130,6 +143,19 @@ def rounds_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
     return app.studies.search_rounds(ref, owner=owner).to_dict()
 
 
+@api.post(
+    "/studies/{ref}/rounds",
+    summary="Begin the Study's next update round by hand (imports after it count in it)",
+    status_code=201,
+)
+def begin_round_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, body: RoundBody | None = None
+) -> Response:
+    note = body.note if body is not None else ""
+    begun = app.studies.begin_round(BeginRoundRequest(ref, note), owner=owner)
+    return JSONResponse(begun.to_dict(), status_code=201)
+
+
 # --- pages ------------------------------------------------------------------------------
 
 
@@ -156,6 +182,14 @@ def update_form(
 ) -> Response:
     started = app.studies.update_study(UpdateStudyRequest(ref, tuple(form.provider)), owner=owner)
     return RedirectResponse(f"/study-search-jobs/{started.job.id}", status_code=303)
+
+
+@pages.post("/study/{ref}/rounds")
+def begin_round_form(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, form: Annotated[RoundBody, Form()]
+) -> Response:
+    begun = app.studies.begin_round(BeginRoundRequest(ref, form.note), owner=owner)
+    return RedirectResponse(f"/study/{begun.study_id}#begun-rounds", status_code=303)
 
 
 @pages.get("/study-search-jobs/{job_id}", response_class=HTMLResponse)
