@@ -20,6 +20,7 @@ import pytest
 from tests._seconds import sleep_to_next_second
 from tests.services.conftest import pg_schema
 from tests.services.studies._paged import GeneratedSearch
+from tests.services.studies._ris import ris
 
 from litdesk import Settings
 from litdesk._errors import InputError, RefusedError
@@ -44,38 +45,6 @@ from litdesk.services.workspace import now_iso
 
 __all__ = ["pg_schema"]
 
-_WORDS = [
-    "malaria",
-    "vaccine",
-    "children",
-    "dosing",
-    "trial",
-    "cohort",
-    "mosquito",
-    "nets",
-    "fever",
-    "anaemia",
-    "africa",
-    "immunity",
-    "booster",
-    "efficacy",
-    "placebo",
-    "infant",
-    "village",
-    "rainfall",
-    "season",
-    "clinic",
-    "parasite",
-    "resistance",
-    "artemisinin",
-    "household",
-    "survey",
-    "mortality",
-    "adjuvant",
-    "antigen",
-    "serology",
-]
-
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def any_settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
@@ -84,30 +53,6 @@ def any_settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Sett
             update={"database_url": request.getfixturevalue("pg_schema")}
         )
     return tmp_settings
-
-
-def _title(n: int) -> str:
-    """A title of its own per record (no two alike, so only a shared DOI groups them)."""
-    return " ".join(_WORDS[(n * k + k * k) % len(_WORDS)] for k in (1, 3, 5, 7, 11)) + f" {n}"
-
-
-def ris(path: Path, numbers: range, database: str) -> Path:
-    """An export file of records ``numbers`` (DOI ``10.5555/r{n}``) from ``database``."""
-    lines: list[str] = []
-    for n in numbers:
-        lines += [
-            "TY  - JOUR",
-            f"TI  - {_title(n)}",
-            f"AU  - Author{n}, A.",
-            f"PY  - {2000 + n % 20}",
-            f"DO  - 10.5555/r{n}",
-            f"AB  - Abstract of record {n}: {_title(n * 7)}.",
-            f"DB  - {database}",
-            "ER  - ",
-            "",
-        ]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
 
 
 def _import(app: App, study: str, path: Path) -> str:

@@ -43,6 +43,8 @@ _STATUS: Final[tuple[tuple[type[LitdeskError], int], ...]] = (
 _BY_CODE: Final = {
     "identity_conflict": 409,
     "study_exists": 409,
+    # an update round begun by hand is still empty: the Study's state, not a question of rights
+    "round_empty": 409,
     "allowance": 429,
     # the account's queue is full / the imports' memory budget is taken: try again later
     "too_many_jobs": 429,
