@@ -340,8 +340,9 @@ def begin_round(
 ) -> None:
     """Begin the Study's next update round by hand, for searches re-run in databases
     litdesk cannot query: the exports you import next (`litdesk import FILE --study S`)
-    count in it, as PRISMA 2020's update column and PRISMA-S. Refused while the latest
-    round begun this way has nothing in it (see docs/studies.md: "Living reviews")."""
+    count in it, as PRISMA 2020's update column and PRISMA-S (a living review). Refused
+    while the latest round begun this way has nothing in it (see
+    docs/studies.md: "Update rounds begun by hand")."""
     from litdesk.services.studies import BeginRoundRequest
 
     from ._context import sync_app

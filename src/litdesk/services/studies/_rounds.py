@@ -7,7 +7,7 @@ searches' and begun ones') begins at the next whole second, and every import or 
 that joins the Study from then on is that round's (:class:`litdesk.core.runs.StudyRounds`
 places it; PRISMA 2020's columns and PRISMA-S read the same rule).
 
-Choices (docs/studies.md, "Living reviews"):
+Choices (docs/studies.md: "Update rounds begun by hand"):
 
 * The round begins at a whole second, after waiting for it (under a second): imports and
   papers keep whole seconds, so a source that joined before the call is never counted in
