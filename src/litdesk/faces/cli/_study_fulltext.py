@@ -5,6 +5,7 @@ Thin: parse, call one ``app.studies`` method, print."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -185,7 +186,8 @@ def study_attach(
     where = "stored in the library's inbox" if done.stored else "already in the library"
     _say(f"{done.file} ({where}) is now the PDF of {done.paper_title or done.paper_id}")
     if done.doubt:
-        _say(f"{done.doubt}. If it is not: litdesk study fulltext {study} --undo {done.paper_id}")
+        undo = shlex.join(["litdesk", "study", "fulltext", study, "--undo", done.paper_id])
+        _say(f"{done.doubt}. If it is not this paper's PDF: {undo}")
     if done.index_job is not None:
         _say("It is read by the library's index job (litdesk library index to run it now).")
 
