@@ -102,7 +102,7 @@ def test_access_to_a_paper_is_still_checked(app: App) -> None:
         app.workspace("acct_eve").set_status(paper_id, "read")
 
 
-def test_a_studys_page_costs_eight_statements_for_its_owner_and_a_member(app: App) -> None:
+def test_a_studys_page_costs_nine_statements_for_its_owner_and_a_member(app: App) -> None:
     paper_id, study = _team(app)
     app.studies.study(study, owner="acct_ana")  # the first read may check it is in step
     for who in ("acct_ana", "acct_ben"):
@@ -113,7 +113,8 @@ def test_a_studys_page_costs_eight_statements_for_its_owner_and_a_member(app: Ap
         assert sum(s.startswith("SELECT imports.") for s in seen) == 1, seen
         assert not any(s.startswith("SELECT studies.owner") for s in seen), seen
         # Study and role, counts, page of papers, runs, imports, PDFs and full text,
-        # records' numbers, whole-search rounds: 8 (16–17 before the cuts)
-        assert len(seen) <= 8, (who, seen)
+        # records' numbers, whole-search rounds: 8 (16–17 before the cuts); and the update
+        # rounds begun by hand (shown on the page since they exist): 9
+        assert len(seen) <= 9, (who, seen)
     with pytest.raises(NotFoundError):
         app.studies.study(study, owner="acct_eve")
