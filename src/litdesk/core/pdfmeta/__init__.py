@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         PdfMatch,
         attach_doubt,
         find_pubmed_ids,
+        link_doubt,
         match_paper,
         surname,
     )
@@ -35,6 +36,7 @@ __all__ = [
     "PdfMeta",
     "TextLine",
     "find_pubmed_ids",
+    "link_doubt",
     "match_paper",
     "normalise_title",
     "read_meta",

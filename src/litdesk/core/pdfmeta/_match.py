@@ -35,6 +35,7 @@ __all__ = [
     "PdfMatch",
     "attach_doubt",
     "find_pubmed_ids",
+    "link_doubt",
     "match_paper",
     "surname",
 ]
@@ -175,6 +176,12 @@ def match_paper(paper: Paper, pdfs: Sequence[PdfFacts]) -> PdfMatch | None:
 
 #: How a hand-made link's doubt begins (stored as the link's detail, shown beside it).
 DOUBT_PREFIX: Final = "Check this PDF: "
+
+
+def link_doubt(how: str, detail: str) -> str | None:
+    """The doubt a stored link carries (:func:`attach_doubt`'s words, kept as the detail of
+    a PDF uploaded for a paper), or ``None``."""
+    return detail if how == "upload" and detail.startswith(DOUBT_PREFIX) else None
 
 
 def attach_doubt(paper: Paper, pdf: PdfFacts, others: Iterable[Paper]) -> str | None:

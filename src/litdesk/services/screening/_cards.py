@@ -13,7 +13,7 @@ from typing import Final
 
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import fulltext as links
-from litdesk.core.pdfmeta import DOUBT_PREFIX
+from litdesk.core.pdfmeta import link_doubt
 from litdesk.core.screening import (
     SVM_MODEL,
     DecisionHistory,
@@ -255,9 +255,7 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup, names: Names) -> Card
             "paper_id": pdf.paper_id,
             "file": pdf.file,
             "sha256": pdf.sha256,
-            "doubt": pdf.detail
-            if pdf.how == "upload" and pdf.detail.startswith(DOUBT_PREFIX)
-            else None,
+            "doubt": link_doubt(pdf.how, pdf.detail),
         },
         "licensed_full_text": None
         if check is None

@@ -40,10 +40,10 @@ from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.pdfmeta import (
-    DOUBT_PREFIX,
     PdfFacts,
     attach_doubt,
     find_pubmed_ids,
+    link_doubt,
     match_paper,
     read_meta,
 )
@@ -574,7 +574,7 @@ def _pdf(row: links.PdfLinkRow | None) -> PdfLinkRow | None:
     return PdfLinkRow(
         file=row.file, sha256=row.sha256, how=row.how, detail=row.detail, state=row.state,
         by=row.by, at=row.at,
-        doubt=row.how == "upload" and row.detail.startswith(DOUBT_PREFIX),
+        doubt=link_doubt(row.how, row.detail) is not None,
     )  # fmt: skip
 
 
